@@ -1,0 +1,1 @@
+"""Record every edge of multi-step LLM and agent pipelines."""

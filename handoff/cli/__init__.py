@@ -1,0 +1,27 @@
+"""The ``handoff`` command line: a thin layer over the library.
+
+Each feature area defines its commands in its own module and is registered below.
+"""
+
+from __future__ import annotations
+
+import click
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="handoff-trace")
+def main() -> None:
+    """Record and investigate the edges of LLM and agent pipelines.
+
+    Example:
+
+        handoff demo && handoff runs list
+    """
+
+
+def _register() -> None:
+    # One block per feature area: import its module, add its commands.
+    pass
+
+
+_register()
