@@ -1,1 +1,103 @@
-"""Record every edge of multi-step LLM and agent pipelines."""
+"""Record every edge of multi-step LLM and agent pipelines.
+
+    import handoff
+
+    @handoff.step(to="price", kind="agent", model="gpt-x")
+    def price(brief: str) -> str: ...
+
+    with handoff.run("invoice", invoice="INV-88214") as run:
+        price(compress(validate(extract(doc))))
+    print(run.run_id)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from handoff.capture import Handle, current, fallback, record, run, step
+from handoff.context import bind
+from handoff.errors import HandoffError
+
+__version__ = "0.1.0"
+
+_UNSET: Any = object()
+
+
+def configure(
+    store: Any = _UNSET,
+    *,
+    scrub: bool = _UNSET,
+    scrub_key: str | bytes | None = _UNSET,
+    digest_key: str | bytes | None = _UNSET,
+    inline_limit_bytes: int = _UNSET,
+    flush_interval_s: float = _UNSET,
+    max_queue: int = _UNSET,
+    max_batch: int = _UNSET,
+    spool_dir: str | None = _UNSET,
+    spool_max_bytes: int = _UNSET,
+    otlp_endpoint: str | None = _UNSET,
+    tracer_provider: Any = _UNSET,
+    enabled: bool = _UNSET,
+) -> None:
+    """Configure recording for this process; unset arguments keep their current value.
+
+    ``store``: a directory (default ``./.handoff``, env ``HANDOFF_STORE``) or ``s3://bucket/prefix``.
+    ``scrub``: redact PII and secrets before anything is written (default on).
+    ``scrub_key``: key for consistent pseudonyms across processes (env ``HANDOFF_SCRUB_KEY``).
+    ``digest_key``: make digests HMAC-SHA256 under this key instead of plain SHA-256.
+    ``inline_limit_bytes``: payloads above this go to their own compressed object (default 8 MiB).
+    ``flush_interval_s``, ``max_queue``, ``max_batch``: the background writer's timer and bounds.
+    ``spool_dir``, ``spool_max_bytes``: where records wait while the store is unreachable.
+    ``otlp_endpoint``: also export handoff spans over OTLP/HTTP to this endpoint.
+    ``tracer_provider``: the OpenTelemetry provider to use (default: the global SDK one, if any).
+    ``enabled``: turn recording off entirely.
+
+    Records queued before this call are flushed to the previous store first. Bad values raise
+    ``ValueError``.
+    """
+    from handoff.config import update_settings
+    from handoff.recorder import Recorder, replace_recorder
+
+    given = {name: value for name, value in locals().items() if value is not _UNSET and name not in ("update_settings", "Recorder", "replace_recorder")}
+    settings = update_settings(**given)
+    replace_recorder(Recorder(settings))
+
+
+def flush(timeout_s: float = 30.0) -> bool:
+    """Write everything recorded so far; return ``False`` if ``timeout_s`` ran out first."""
+    from handoff.recorder import get_recorder
+
+    return get_recorder().writer.force_flush(timeout_s)
+
+
+def shutdown(timeout_s: float = 30.0) -> bool:
+    """Flush and stop the background writer (done automatically at interpreter exit)."""
+    from handoff.recorder import get_recorder, replace_recorder
+
+    done = get_recorder().writer.force_flush(timeout_s)
+    replace_recorder(None, timeout_s)
+    return done
+
+
+def stats() -> dict[str, int]:
+    """Return this process's recorder counters: enqueued, written, spooled, retried, dropped, errors."""
+    from handoff.recorder import get_recorder
+
+    return get_recorder().counters.snapshot()
+
+
+__all__ = [
+    "Handle",
+    "HandoffError",
+    "__version__",
+    "bind",
+    "configure",
+    "current",
+    "fallback",
+    "flush",
+    "record",
+    "run",
+    "shutdown",
+    "stats",
+    "step",
+]

@@ -21,7 +21,14 @@ def main() -> None:
 
 def _register() -> None:
     # One block per feature area: import its module, add its commands.
-    pass
+    from handoff.cli import demo as _demo
+
+    main.add_command(_demo.demo)
+
+    from handoff.cli import runs as _runs
+
+    main.add_command(_runs.runs)
+    main.add_command(_runs.show_content_command)
 
 
 _register()

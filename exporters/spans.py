@@ -1,0 +1,71 @@
+"""The OpenTelemetry side: every handoff is a span carrying ``handoff.*`` attributes, never content.
+
+If the application already installed an SDK ``TracerProvider`` globally, handoff spans go
+through it (and its exporters). Otherwise handoff keeps a private SDK provider so spans still
+get real trace and span ids, without taking over the global one.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from opentelemetry import trace
+
+_lock = threading.Lock()
+_private_provider: Any = None
+
+
+def _sdk_provider_class():
+    from opentelemetry.sdk.trace import TracerProvider
+
+    return TracerProvider
+
+
+def private_provider():
+    """Return handoff's own SDK provider, creating it on first use."""
+    global _private_provider
+    if _private_provider is None:
+        with _lock:
+            if _private_provider is None:
+                _private_provider = _sdk_provider_class()()
+    return _private_provider
+
+
+def resolve_provider(configured: Any = None):
+    """Pick the provider: the configured one, else the global SDK provider, else the private one."""
+    if configured is not None:
+        return configured
+    provider = trace.get_tracer_provider()
+    if isinstance(provider, _sdk_provider_class()):
+        return provider
+    return private_provider()
+
+
+class SpanRecorder:
+    """Starts and ends handoff spans; caches the tracer per provider."""
+
+    def __init__(self, configured_provider: Any = None) -> None:
+        self._configured = configured_provider
+        self._provider: Any = None
+        self._tracer: Any = None
+
+    def tracer(self):
+        """Return the tracer of the provider in force now (cheap after the first call)."""
+        provider = resolve_provider(self._configured)
+        if provider is not self._provider:
+            self._provider = provider
+            self._tracer = provider.get_tracer("handoff")
+        return self._tracer
+
+    def start(self, name: str, attributes: dict[str, Any], start_ns: int):
+        """Start a span as a child of the current OpenTelemetry context."""
+        return self.tracer().start_span(name, attributes=attributes, start_time=start_ns)
+
+
+def span_ids(span) -> tuple[str | None, str | None]:
+    """Return ``(trace_id, span_id)`` as hex, or ``(None, None)`` for a non-recording span."""
+    ctx = span.get_span_context()
+    if not ctx.is_valid:
+        return None, None
+    return format(ctx.trace_id, "032x"), format(ctx.span_id, "016x")

@@ -1,0 +1,262 @@
+"""The exporter that writes records into a store: scrub, extract constraints, pack, write.
+
+Work is split in two so a failed write can be retried or spooled without redoing it and
+without ever holding raw content: :meth:`StoreExporter.prepare` turns a batch into finished
+objects (scrubbed, encoded Parquet and compressed blobs, each with its final key), and
+:meth:`StoreExporter.write` puts them. Writing the same prepared objects twice is harmless:
+same keys, same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from handoff.exporters.base import ExportResult, Record, RecordExporter
+from handoff.record import SCHEMA_VERSION, Event, Handoff, RunRecord
+from handoff.render import BINARY, TEXT
+from handoff.store.base import ObjectStore
+from handoff.store.blobs import blob_key
+from handoff.store.layout import content_ref, day_of_ns, table_key
+from handoff.store.tables import encode_parquet, to_table
+
+log = logging.getLogger("handoff.exporters")
+
+WITHHELD = b"<withheld: scrubbing failed, see events>"
+SIDES = (("in", "input"), ("out", "output"))
+
+
+@dataclass(frozen=True)
+class PendingObject:
+    """One finished object waiting to be put: its key and bytes."""
+
+    key: str
+    data: bytes
+
+
+def _load_constraints() -> tuple[Callable[[str], list[str]] | None, int | None]:
+    try:
+        from handoff.constraints import CONSTRAINTS_VERSION, extract_constraints
+    except ImportError:
+        return None, None
+    return extract_constraints, CONSTRAINTS_VERSION
+
+
+def _ts_us(ts_ns: int | None) -> int | None:
+    return None if ts_ns is None else ts_ns // 1000
+
+
+def _estimate_tokens(data: bytes | None) -> int | None:
+    return None if data is None else math.ceil(len(data) / 4)
+
+
+class StoreExporter(RecordExporter):
+    """Writes batches as packed Parquet files (and large payloads as blobs) into ``store``.
+
+    ``scrubber`` is an object with ``scrub_bytes(data, content_type)`` and ``scrub_text(text)``
+    (see :class:`handoff.scrub.Scrubber`), or ``None`` to store content unscrubbed.
+    """
+
+    def __init__(
+        self,
+        store: ObjectStore,
+        writer: str,
+        *,
+        scrubber: Any = None,
+        inline_limit_bytes: int = 8 * 1024 * 1024,
+    ) -> None:
+        self.store = store
+        self.writer = writer
+        self.scrubber = scrubber
+        self.inline_limit_bytes = inline_limit_bytes
+        self._n = 0
+        self._extract, self._constraints_version = _load_constraints()
+
+    # -- prepare -------------------------------------------------------------------------
+
+    def prepare(self, batch: Sequence[Record]) -> list[PendingObject]:
+        """Turn a batch into finished objects; content files come before the digest rows that name them."""
+        rows: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
+        content_keys: dict[str, str] = {}
+        blobs: list[PendingObject] = []
+        events: list[Event] = [record for record in batch if isinstance(record, Event)]
+        for record in batch:
+            if isinstance(record, Handoff):
+                day = day_of_ns(record.ts_ns)
+                if day not in content_keys:
+                    content_keys[day] = self._next_key("content", day)
+                self._prepare_handoff(record, content_keys[day], rows[day], blobs, events)
+            elif isinstance(record, RunRecord):
+                rows[day_of_ns(record.start_ns)]["runs"].append(self._run_row(record))
+        for event in events:
+            rows[day_of_ns(event.ts_ns)]["events"].append(self._event_row(event))
+        objects = list(blobs)
+        for day in sorted(rows):
+            for table in ("content", "handoffs", "runs", "events"):
+                if rows[day].get(table):
+                    key = content_keys[day] if table == "content" else self._next_key(table, day)
+                    objects.append(PendingObject(key, encode_parquet(to_table(table, rows[day][table]))))
+        return objects
+
+    def _next_key(self, table: str, day: str) -> str:
+        self._n += 1
+        return table_key(table, day, self.writer, self._n)
+
+    def _scrub_text(self, text: str | None) -> str | None:
+        if text is None or self.scrubber is None:
+            return text
+        try:
+            return self.scrubber.scrub_text(text)
+        except Exception:  # noqa: BLE001 - never store raw text when scrubbing fails
+            return "<withheld: scrubbing failed>"
+
+    def _scrub_attrs(self, attrs: dict[str, str]) -> dict[str, str]:
+        return {key: self._scrub_text(str(value)) or "" for key, value in attrs.items()}
+
+    def _stored_bytes(self, record: Handoff, raw: bytes, content_type: str, events: list[Event]) -> tuple[bytes, str]:
+        if self.scrubber is None or not record.scrub:
+            return raw, "off"
+        try:
+            return self.scrubber.scrub_bytes(raw, content_type or BINARY), "scrubbed"
+        except Exception as exc:  # noqa: BLE001 - withhold, record why, keep the digest row
+            events.append(
+                Event(
+                    run_id=record.run_id,
+                    handoff_id=record.handoff_id,
+                    name="scrub-failed",
+                    kind="recorder",
+                    ts_ns=record.ts_ns,
+                    error_type=type(exc).__name__,
+                    error_message="content withheld: the scrubber failed on this payload",
+                )
+            )
+            return WITHHELD, "withheld"
+
+    def _constraints(self, stored: bytes | None, status: str) -> list[str]:
+        if self._extract is None or stored is None or status == "withheld":
+            return []
+        return self._extract(stored.decode("utf-8", errors="replace"))
+
+    def _prepare_handoff(
+        self, record: Handoff, content_key: str, tables: dict[str, list[dict]], blobs: list[PendingObject], events: list[Event]
+    ) -> None:
+        day = day_of_ns(record.ts_ns)
+        row = self._handoff_row(record)
+        for side, name in SIDES:
+            raw: bytes | None = getattr(record, name)
+            if raw is None:
+                continue
+            content_type = getattr(record, f"{name}_content_type") or TEXT
+            stored, status = self._stored_bytes(record, raw, content_type, events)
+            row[f"{name}_constraints"] = self._constraints(stored, status)
+            if len(stored) > self.inline_limit_bytes:
+                import zstandard
+
+                key = blob_key(day, record.run_id, record.handoff_id, side)
+                blobs.append(PendingObject(key, zstandard.ZstdCompressor(level=3).compress(stored)))
+                row[f"{name}_ref"] = key
+                continue
+            row[f"{name}_ref"] = content_ref(content_key, record.run_id, record.handoff_id, side)
+            tables["content"].append(
+                {
+                    "run_id": record.run_id,
+                    "handoff_id": record.handoff_id,
+                    "side": side,
+                    "ts": _ts_us(record.ts_ns),
+                    "content": stored,
+                    "content_type": content_type,
+                    "stored_sha256": hashlib.sha256(stored).hexdigest(),
+                    "scrub_status": status,
+                }
+            )
+        tables["handoffs"].append(row)
+
+    def _handoff_row(self, record: Handoff) -> dict[str, Any]:
+        estimated = record.input_tokens is None or record.output_tokens is None
+        return {
+            "run_id": record.run_id,
+            "handoff_id": record.handoff_id,
+            "seq": record.seq,
+            "from_step": record.from_step,
+            "to_step": record.to_step,
+            "kind": record.kind,
+            "parent_handoff_id": record.parent_handoff_id,
+            "fan_in": list(record.fan_in),
+            "ts": _ts_us(record.ts_ns),
+            "duration_ms": record.duration_ms,
+            "status": record.status,
+            "error_type": record.error_type,
+            "error_message": self._scrub_text(record.error_message),
+            "input_sha256": record.input_sha256,
+            "output_sha256": record.output_sha256,
+            "digest_alg": record.digest_alg,
+            "input_bytes": None if record.input is None else len(record.input),
+            "output_bytes": None if record.output is None else len(record.output),
+            "input_content_type": record.input_content_type,
+            "output_content_type": record.output_content_type,
+            "input_tokens": record.input_tokens if record.input_tokens is not None else _estimate_tokens(record.input),
+            "output_tokens": record.output_tokens if record.output_tokens is not None else _estimate_tokens(record.output),
+            "tokens_estimated": estimated,
+            "model": record.model,
+            "effort": record.effort,
+            "prompt_pack": record.prompt_pack,
+            "template": record.template,
+            "config": json.dumps(record.config, sort_keys=True, default=str) if record.config else None,
+            "attempt": record.attempt,
+            "retry_of": record.retry_of,
+            "trace_id": record.trace_id,
+            "span_id": record.span_id,
+            "input_constraints": [],
+            "output_constraints": [],
+            "constraints_version": self._constraints_version,
+            "tier": "full",
+            "attributes": self._scrub_attrs(record.attributes),
+            "writer": self.writer,
+            "schema_version": SCHEMA_VERSION,
+        }
+
+    def _run_row(self, record: RunRecord) -> dict[str, Any]:
+        return {
+            "run_id": record.run_id,
+            "name": record.name,
+            "start_ts": _ts_us(record.start_ns),
+            "end_ts": _ts_us(record.end_ns),
+            "status": record.status,
+            "attributes": self._scrub_attrs(record.attributes),
+            "recorded_ts": _ts_us(record.recorded_ns),
+            "writer": self.writer,
+        }
+
+    def _event_row(self, event: Event) -> dict[str, Any]:
+        return {
+            "run_id": event.run_id,
+            "handoff_id": event.handoff_id,
+            "ts": _ts_us(event.ts_ns),
+            "kind": event.kind,
+            "name": event.name,
+            "error_type": event.error_type,
+            "error_message": self._scrub_text(event.error_message),
+            "attributes": self._scrub_attrs(event.attributes),
+            "writer": self.writer,
+        }
+
+    # -- write ---------------------------------------------------------------------------
+
+    def write(self, objects: Sequence[PendingObject]) -> None:
+        """Put prepared objects in order; raise ``StoreError`` on the first that fails."""
+        for obj in objects:
+            self.store.put(obj.key, obj.data)
+
+    def export(self, batch: Sequence[Record]) -> ExportResult:
+        """Prepare and write one batch; log and return ``FAILURE`` instead of raising."""
+        try:
+            self.write(self.prepare(batch))
+        except Exception as exc:  # noqa: BLE001 - exporters report, they do not raise
+            log.warning("handoff: writing %d records to %s failed: %s", len(batch), self.store.url, exc)
+            return ExportResult.FAILURE
+        return ExportResult.SUCCESS

@@ -1,0 +1,82 @@
+"""Output for people (rich tables on a terminal), scripts (``--json``) and tickets (``--markdown``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import date, datetime
+from typing import Any, Iterable, Sequence
+
+import click
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    if isinstance(value, (set, tuple)):
+        return list(value)
+    return str(value)
+
+
+def print_json(value: Any) -> None:
+    """Print ``value`` as indented JSON (datetimes as ISO 8601)."""
+    click.echo(json.dumps(value, indent=2, default=_jsonable, sort_keys=False))
+
+
+def fmt(value: Any) -> str:
+    """Format one cell for a table."""
+    if value is None:
+        return "-"
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M:%S")
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(fmt(item) for item in value) or "-"
+    return str(value)
+
+
+def markdown_table(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """Return a GitHub-flavoured Markdown table."""
+    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+    for row in rows:
+        lines.append("| " + " | ".join(fmt(cell).replace("|", "\\|") for cell in row) + " |")
+    return "\n".join(lines)
+
+
+def print_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | None = None) -> None:
+    """Print a table: rich on a terminal, plain aligned text when piped."""
+    rows = [[fmt(cell) for cell in row] for row in rows]
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(soft_wrap=False, width=None if sys.stdout.isatty() else 200)
+    table = Table(title=title, box=None if not sys.stdout.isatty() else None, header_style="bold", pad_edge=False)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+
+
+def human_bytes(size: int | None) -> str:
+    """``1536`` -> ``1.5 KB``."""
+    if size is None:
+        return "-"
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{int(value)} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GB"
+
+
+def human_ms(ms: float | None) -> str:
+    """``1234.5`` -> ``1.23 s``."""
+    if ms is None:
+        return "-"
+    if ms < 10:
+        return f"{ms:.1f} ms"
+    return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.2f} s"

@@ -1,0 +1,34 @@
+"""``handoff demo``: record the reference incident (INV-88214) and show it."""
+
+from __future__ import annotations
+
+import click
+
+from handoff.cli._common import errors_as_click, open_views
+from handoff.cli._options import store_option
+
+
+@click.command()
+@store_option
+def demo(store_url: str | None) -> None:
+    """Run the INV-88214 pipeline (and a few clean invoices) into the store and show its run.
+
+    The pipeline is real and instrumented; the model calls are deterministic stand-ins. The
+    compressor between validate and price drops "surcharge base is the rebated subtotal per
+    7.2(b)", and the pricer overcharges: total $171,312.00 instead of $169,825.06.
+
+    Example:
+
+        handoff demo --store ./.handoff && handoff runs list
+    """
+    from handoff.cli.runs import render_run
+    from handoff.demo import run_demo
+    from handoff.queries.runs import get_run
+
+    with errors_as_click():
+        runs = run_demo(store_url or ".handoff")
+        _store, con = open_views(store_url or ".handoff")
+        run = get_run(con, runs["INV-88214"])
+    click.echo(f"recorded {len(runs)} runs; INV-88214 is {runs['INV-88214']}\n")
+    render_run(run)
+    click.echo(f"\nNext: handoff show {runs['INV-88214']} hf-3 --output")

@@ -1,0 +1,477 @@
+"""Constraint extraction: the facts a handoff must carry, as normalized tokens.
+
+A constraint is a number, percentage, amount of money, date, time, clause reference,
+identifier, negation, qualifier or quantity with a unit. Each one found in a text becomes a
+:class:`Constraint` whose ``token`` (``"<class>:<value>"``) is the same however the fact was
+written, so ``9.5%`` and ``9.50 percent`` both give ``percent:9.5`` and a transform's input and
+output can be compared as sets::
+
+    >>> lost_constraints("base is the rebated subtotal per 7.2(b)", "see clause 7.2")[0].token
+    'clause:7.2(b)'
+
+Extraction is pure, deterministic and uses only :mod:`re`; it runs in the background writer on
+every payload. Atomic constraints (everything but negations and qualifiers) never overlap: the
+digits of a date, an amount or an identifier do not also count as a bare number. Negations and
+qualifiers are phrases bound to what they govern, capped at a few words, and may contain atomic
+constraints, which appear in their token in normalized form (``qualifier:per 7.2(b)``).
+
+Tokens change meaning only with :data:`CONSTRAINTS_VERSION`, which the writer stores beside them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal, InvalidOperation
+
+__all__ = [
+    "CONSTRAINTS_VERSION",
+    "CONSTRAINT_CLASSES",
+    "Constraint",
+    "diff_tokens",
+    "extract_constraints",
+    "find_constraints",
+    "lost_constraints",
+]
+
+#: Bump whenever a token for the same text could change; stored in ``constraints_version``.
+CONSTRAINTS_VERSION: int = 1
+
+#: Every value ``Constraint.cls`` can take.
+CONSTRAINT_CLASSES: tuple[str, ...] = (
+    "number", "percent", "money", "date", "time", "clause", "id", "negation", "qualifier", "unit",
+)
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """One constraint found in a text: its class, normalized token and where it was written."""
+
+    cls: str
+    token: str
+    text: str
+    start: int
+    end: int
+
+
+# Patterns start with a character class, then check the character before it with a
+# two-character lookbehind: a leading class lets `re` skip ahead quickly, which keeps
+# extraction fast on prose.
+_NUM = r"\d(?<![\w.]\d)(?:\d{0,2}(?:,\d{3})+(?:\.\d+)?|\d*(?:\.\d+)?)"
+_NUM_TAIL = r"(?:\d{0,2}(?:,\d{3})+(?:\.\d+)?|\d*(?:\.\d+)?)"
+_MONTH = (
+    r"[JFMASOND](?<![\w][JFMASOND])(?:an(?:uary)?|une?|uly?|eb(?:ruary)?|ar(?:ch)?|ay"
+    r"|pr(?:il)?|ug(?:ust)?|ep(?:t(?:ember)?)?|ct(?:ober)?|ov(?:ember)?|ec(?:ember)?)(?:\.|(?![A-Za-z]))"
+)
+_MONTHS = {name: n for n, name in enumerate(
+    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
+_CURRENCY_CODES = "USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|INR|CNY|SEK|NOK|DKK|SGD|HKD|MXN|BRL|ZAR"
+_CURRENCY_WORDS = {"dollar": "USD", "dollars": "USD", "euro": "EUR", "euros": "EUR"}
+_CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY"}
+_MULTIPLIERS = {
+    "k": 1000, "K": 1000, "thousand": 1000, "m": 10**6, "M": 10**6, "mn": 10**6, "MM": 10**6,
+    "million": 10**6, "bn": 10**9, "billion": 10**9,
+}
+_MULT = r"(?:(?P<mult>[kKmM]|mn|MM|bn)|\s(?P<multw>thousand|million|billion))?(?![\w])"
+_US_AMOUNT = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+_EU_AMOUNT = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|\d+,\d{1,2}")
+_TIME_ZONES = r"UTC|GMT|Z|[+-]\d{2}:?\d{2}|[ECMP][SD]T|CES?T|BST|IST|JST|AE[SD]T"
+_CLAUSE_REF = r"(?:\d+[A-Za-z]?(?:\.\d+[A-Za-z]?)*(?:\([A-Za-z0-9]{1,4}\))*|[IVXLC]{1,6}(?![A-Za-z])|[A-Z](?![A-Za-z]))"
+_CLAUSE_KINDS = {
+    "art": "art.", "article": "art.", "schedule": "schedule.", "annex": "annex.",
+    "appendix": "appendix.", "appendice": "appendix.", "exhibit": "exhibit.",
+}
+
+# Units: how each spelling is normalized, as (singular, plural); symbols have no plural.
+_UNIT_FORMS: dict[str, tuple[str, str]] = {}
+
+
+def _add_units(singular: str, plural: str, *aliases: str) -> None:
+    for alias in (singular, plural, *aliases):
+        _UNIT_FORMS[alias] = (singular, plural)
+
+
+for _singular, _plural, *_aliases in (
+    ("line", "lines"), ("token", "tokens"), ("item", "items"), ("page", "pages"), ("word", "words"),
+    ("character", "characters", "char", "chars"), ("row", "rows"), ("record", "records"),
+    ("request", "requests"), ("call", "calls"), ("retry", "retries"), ("attempt", "attempts"),
+    ("user", "users"), ("seat", "seats"), ("unit", "units"), ("piece", "pieces", "pcs"),
+    ("employee", "employees"), ("step", "steps"), ("agent", "agents"), ("file", "files"),
+    ("invoice", "invoices"), ("order", "orders"), ("ticket", "tickets"), ("license", "licenses"),
+    ("node", "nodes"), ("instance", "instances"), ("replica", "replicas"), ("shard", "shards"),
+    ("worker", "workers"), ("pallet", "pallets"), ("shipment", "shipments"),
+    ("business day", "business days"), ("working day", "working days"),
+    ("calendar day", "calendar days"), ("day", "days"), ("week", "weeks", "wk", "wks"),
+    ("month", "months"), ("year", "years", "yr", "yrs"), ("hour", "hours", "hr", "hrs"),
+    ("minute", "minutes", "min", "mins"), ("second", "seconds", "sec", "secs"),
+    ("basis point", "basis points", "bp", "bps"),
+):
+    _add_units(_singular, _plural, *_aliases)
+for _symbol, *_aliases in (
+    ("kg", "kilogram", "kilograms", "kilos"), ("g", "gram", "grams"), ("mg", "milligram", "milligrams"),
+    ("lb", "lbs", "pound", "pounds"), ("km", "kilometer", "kilometers", "kilometre", "kilometres"),
+    ("cm", "centimeter", "centimeters"), ("mm", "millimeter", "millimeters"),
+    ("ms", "millisecond", "milliseconds"), ("KB",), ("MB", "megabyte", "megabytes"),
+    ("GB", "gigabyte", "gigabytes"), ("TB", "terabyte", "terabytes"), ("KiB",), ("MiB",), ("GiB",),
+    ("bytes", "byte"),
+):
+    _add_units(_symbol, _symbol, *_aliases)
+_UNIT_ALT = "|".join(sorted((re.escape(u) for u in _UNIT_FORMS), key=len, reverse=True))
+
+# Words that end a negation's or qualifier's object once it has a content word.
+_STOP_WORDS = frozenset(
+    "and or but nor so then than that which who whom whose when where while because since as if "
+    "of in on at for to from with by into onto over under about against between through during "
+    "is are was were be been being will would shall should must may might can could do does did "
+    "has have had not no never without unless except per before after until within including "
+    "excluding based only also it its this these those there".split()
+)
+_ARTICLES = frozenset(("a", "an", "the"))
+_OBJECT_WORDS = 3
+
+_NEGATIONS = {"no": "no", "without": "without"}
+_QUALIFIERS = {
+    "at least": "at least", "no less than": "at least", "not less than": "at least",
+    "no fewer than": "at least", "not fewer than": "at least", "a minimum of": "at least",
+    "at most": "at most", "no more than": "at most", "not more than": "at most",
+    "not to exceed": "at most", "up to": "at most", "a maximum of": "at most", "capped at": "at most",
+    "no later than": "no later than", "not later than": "no later than",
+    "no earlier than": "no earlier than", "not earlier than": "no earlier than",
+    "only if": "only if", "only when": "only if", "unless": "unless", "except": "except",
+    "excluding": "excluding", "including": "including", "based on": "based on", "base is": "base is",
+    "per": "per", "before": "before", "prior to": "before", "after": "after", "until": "until",
+    "within": "within", "subject to": "subject to", "provided that": "provided that",
+    "as long as": "provided that",
+}
+_QUALIFIER_ALT = "|".join(
+    sorted((q.replace(" ", r"\s+") for q in _QUALIFIERS), key=len, reverse=True))
+_PHRASE = re.compile(
+    rf"\b(?:(?P<qual>{_QUALIFIER_ALT})"
+    r"|(?P<neg>(?:(?:do|does|did|must|should|shall|will|would|can|could|may|might|need)\s+)?not"
+    r"|never|cannot|(?:do|does|did|is|are|was|were|has|have|had|must|should|would|could|need|ca|wo|sha)n['’]t"
+    r"|no|without))\b",
+    re.IGNORECASE,
+)
+_GAP = re.compile(r"[ \t]+|[ \t]*\n[ \t]*(?=[a-z])")
+_WORD = re.compile(r"[A-Za-z0-9][\w'’-]*")
+_SENTENCE_END = frozenset(".;:!?,)]}\"”")
+
+
+def _norm_number(raw: str) -> str:
+    """``"172,000.00"`` -> ``"172000"``, ``"9.50"`` -> ``"9.5"``, ``"007"`` -> ``"7"``."""
+    digits = raw.replace(",", "")
+    if "." in digits:
+        digits = digits.rstrip("0").rstrip(".")
+    return digits.lstrip("0") or "0" if not digits.startswith("0.") else digits
+
+
+def _make(cls: str, value: str, text: str, start: int, end: int) -> Constraint:
+    return Constraint(cls, f"{cls}:{value}", text[start:end], start, end)
+
+
+def _money_value(raw: str, code: str, multiplier: int) -> str | None:
+    """Parse an amount written US style (or EU style for euros) into ``"<CODE><amount .2f>"``."""
+    if code == "EUR" and _EU_AMOUNT.fullmatch(raw) and not _US_AMOUNT.fullmatch(raw):
+        raw = raw.replace(".", "").replace(",", ".")
+    elif code == "EUR" and re.fullmatch(r"\d{1,3}(?:\.\d{3})+", raw):
+        raw = raw.replace(".", "")
+    elif not _US_AMOUNT.fullmatch(raw):
+        return None
+    try:
+        return f"{code}{Decimal(raw.replace(',', '')) * multiplier:.2f}"
+    except InvalidOperation:
+        return None
+
+
+def _multiplier(m: re.Match[str]) -> int:
+    return _MULTIPLIERS[m["mult"] or m["multw"] or "k"] if (m["mult"] or m["multw"]) else 1
+
+
+def _money_symbol(m: re.Match[str], text: str) -> list[Constraint]:
+    start = m.start() - 2 if text[max(m.start() - 2, 0):m.start()] == "US" else m.start()
+    value = _money_value(m["num"], _CURRENCY_SYMBOLS[m["sym"]], _multiplier(m))
+    return [_make("money", value, text, start, m.end())] if value else []
+
+
+def _money_code(m: re.Match[str], text: str) -> list[Constraint]:
+    if m.start() and text[m.start() - 1].isalnum():
+        return []
+    value = _money_value(m["num"], m["code"], _multiplier(m))
+    return [_make("money", value, text, m.start(), m.end())] if value else []
+
+
+def _money_suffix(m: re.Match[str], text: str) -> list[Constraint]:
+    code = _CURRENCY_WORDS.get(m["code"].lower(), m["code"])
+    value = _money_value(m["num"], code, _multiplier(m))
+    return [_make("money", value, text, m.start(), m.end())] if value else []
+
+
+def _percent(m: re.Match[str], text: str) -> list[Constraint]:
+    return [_make("percent", _norm_number(m["num"]), text, m.start(), m.end())]
+
+
+def _date_value(year: int | None, month: int, day: int | None) -> str | None:
+    """ISO form of a full date, ``YYYY-MM`` without a day, ``--MM-DD`` without a year."""
+    try:
+        date(year or 2000, month, day or 1)
+    except ValueError:
+        return None
+    if year is None:
+        return f"--{month:02d}-{day:02d}"
+    return f"{year:04d}-{month:02d}" if day is None else f"{year:04d}-{month:02d}-{day:02d}"
+
+
+def _date_emit(m: re.Match[str], text: str, year: str | None, month: int, day: str | None) -> list[Constraint]:
+    value = _date_value(int(year) if year else None, month, int(day) if day else None)
+    return [_make("date", value, text, m.start(), m.end())] if value else []
+
+
+def _date_iso(m: re.Match[str], text: str) -> list[Constraint]:
+    return _date_emit(m, text, m["y"], int(m["m"]), m["d"])
+
+
+def _date_us(m: re.Match[str], text: str) -> list[Constraint]:
+    return _date_emit(m, text, m["y"], int(m["m"]), m["d"])
+
+
+def _date_named(m: re.Match[str], text: str) -> list[Constraint]:
+    month = _MONTHS[m["mon"][:3].lower()]
+    return _date_emit(m, text, m["y"] or m["y2"], month, m["d"])
+
+
+def _time(m: re.Match[str], text: str) -> list[Constraint]:
+    hour, minute, second = int(m["h"]), int(m["mi"] or 0), int(m["s"] or 0)
+    half = (m["ap"] or "").lower()
+    if half and not 1 <= hour <= 12 or hour > 23 or (not half and m["mi"] is None):
+        return []
+    if half:
+        hour = hour % 12 + (12 if half == "p" else 0)
+    value = f"{hour:02d}:{minute:02d}" + (f":{second:02d}" if second else "") + _zone(m["tz"])
+    return [_make("time", value, text, m.start(), m.end())]
+
+
+def _zone(raw: str | None) -> str:
+    """``UTC``/``GMT``/``Z``/``+00:00`` -> ``Z``; ``+0100`` -> ``+01:00``; names kept upper-case."""
+    if not raw:
+        return ""
+    if raw[0] in "+-":
+        digits = raw[1:].replace(":", "")
+        offset = f"{raw[0]}{digits[:2]}:{digits[2:]}"
+        return "Z" if offset in ("+00:00", "-00:00") else offset
+    return "Z" if raw in ("UTC", "GMT", "Z") else raw
+
+
+def _clause_keyword(m: re.Match[str], text: str) -> list[Constraint]:
+    keyword = m["kw"].lower().rstrip(".s") or "s"
+    prefix = _CLAUSE_KINDS.get(keyword, "")
+    found = [_make("clause", prefix + m["ref"].lower(), text, m.start(), m.end())]
+    if m["kw"].lower().endswith(("s", "§§", "es")) or m["kw"] == "§§":
+        found += _clause_list(text, m.end(), prefix)
+    return found
+
+
+def _clause_list(text: str, pos: int, prefix: str) -> list[Constraint]:
+    """Further references after a plural keyword: ``sections 4.1, 4.2 and 4.3``."""
+    found = []
+    while more := _CLAUSE_MORE.match(text, pos):
+        found.append(_make("clause", prefix + more["ref"].lower(), text, more.start("ref"), more.end()))
+        pos = more.end()
+    return found
+
+
+def _clause_bare(m: re.Match[str], text: str) -> list[Constraint]:
+    return [_make("clause", m.group().lower(), text, m.start(), m.end())]
+
+
+def _unit(m: re.Match[str], text: str) -> list[Constraint]:
+    value = _norm_number(m["num"])
+    singular, plural = _UNIT_FORMS[m["unit"]]
+    return [_make("unit", f"{value} {singular if value == '1' else plural}", text, m.start(), m.end())]
+
+
+def _id_hex(m: re.Match[str], text: str) -> list[Constraint]:
+    raw = m.group()
+    if "-" not in raw and (raw.isdigit() or raw.isalpha()):
+        return []
+    return [_make("id", raw.lower(), text, m.start(), m.end())]
+
+
+def _id_with_digit(m: re.Match[str], text: str) -> list[Constraint]:
+    raw = m.group()
+    if not any(c.isdigit() for c in raw) or len(raw) < 2:
+        return []
+    return [_make("id", raw, text, m.start(), m.end())]
+
+
+def _id_plain(m: re.Match[str], text: str) -> list[Constraint]:
+    return [_make("id", m.group(), text, m.start(), m.end())]
+
+
+def _number(m: re.Match[str], text: str) -> list[Constraint]:
+    if _is_list_marker(text, m.start(), m.end()):
+        return []
+    return [_make("number", _norm_number(m.group()), text, m.start(), m.end())]
+
+
+def _is_list_marker(text: str, start: int, end: int) -> bool:
+    """``1.`` or ``2)`` opening a line is list numbering, not a constraint."""
+    line_start = text.rfind("\n", 0, start) + 1
+    return not text[line_start:start].strip(" \t#*-") and text[end:end + 2] in (". ", ") ", ".\n", ")\n")
+
+
+_CLAUSE_MORE = re.compile(rf"\s*(?:,|and|or|to|through|&|–|-)\s*(?P<ref>{_CLAUSE_REF})")
+
+_Builder = Callable[[re.Match[str], str], list[Constraint]]
+
+# In priority order: a span taken by an earlier extractor is not matched again by a later one.
+_EXTRACTORS: tuple[tuple[re.Pattern[str], _Builder], ...] = (
+    (re.compile(
+        r"[0-9a-fA-F](?<![\w-][0-9a-fA-F])(?:[0-9a-fA-F]{7}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
+        r"-[0-9a-fA-F]{12}|[0-9a-fA-F]{6,})(?![\w-])"), _id_hex),
+    (re.compile(r"[A-Z](?<![\w-][A-Z])[A-Z0-9]*(?:-[A-Z0-9]+)*(?![\w-])"), _id_with_digit),
+    (re.compile(r"[a-z](?<![\w-][a-z])[a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])"), _id_with_digit),
+    (re.compile(
+        r"[A-Za-z](?<![\w.][A-Za-z])(?:[A-Za-z0-9]*\.[A-Za-z])*[A-Za-z0-9]*_\w*(?:\.[A-Za-z_]\w*)*"), _id_plain),
+    (re.compile(r"(?P<y>\d(?<![\w.]\d)\d{3})(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})(?!\d)"), _date_iso),
+    (re.compile(r"(?P<m>\d(?<![\w.]\d)\d?)(?P<sep>[-/])(?P<d>\d{1,2})(?P=sep)(?P<y>\d{4})(?!\d)"), _date_us),
+    (re.compile(
+        rf"(?P<mon>{_MONTH})\s+(?:(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?![\d:])(?:,?\s+(?P<y>\d{{4}})(?!\d))?"
+        r"|(?P<y2>\d{4})(?!\d))"), _date_named),
+    (re.compile(
+        rf"(?P<d>\d(?<![\w.]\d)\d?)(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH})"
+        r"(?:,?\s+(?P<y>\d{4})(?!\d))?(?P<y2>)"), _date_named),
+    (re.compile(
+        r"(?P<h>\d(?<![A-SU-Za-z0-9_:.]\d)\d?)(?::(?P<mi>\d{2})(?::(?P<s>\d{2})(?:\.\d+)?)?)?"
+        r"(?:\s?(?P<ap>[AaPp])\.?[Mm]\.?(?![\w]))?"
+        rf"(?:\s?(?P<tz>{_TIME_ZONES})(?![\w]))?(?![\w:])"), _time),
+    (re.compile(rf"(?P<sym>[$€£¥])\s?(?P<num>\d[\d,.]*\d|\d){_MULT}"), _money_symbol),
+    (re.compile(rf"(?P<code>{_CURRENCY_CODES})\s?(?P<num>\d[\d,.]*\d|\d){_MULT}"), _money_code),
+    (re.compile(
+        rf"(?P<num>\d(?<![\w.,]\d)(?:[\d,.]*\d)?){_MULT[:-9]}\s?(?P<code>{_CURRENCY_CODES}|[Dd]ollars?|[Ee]uros?)"
+        r"(?![A-Za-z])"), _money_suffix),
+    (re.compile(rf"(?P<num>{_NUM})\s?(?:%|(?i:percent|per\s?cent|pct)\b)"), _percent),
+    (re.compile(
+        r"(?P<kw>§§?|¶¶?|(?i:\b(?:clauses?|sections?|secs?\.|paragraphs?|paras?\.?|articles?|arts?\."
+        r"|schedules?|annex(?:es)?|appendix|appendices|exhibits?)))"
+        rf"\s*(?P<ref>{_CLAUSE_REF})"), _clause_keyword),
+    (re.compile(r"\d(?<![\w.§]\d)\d*(?:\.\d+)*(?:\((?:[A-Za-z]{1,2}|[ivx]{1,5}|\d{1,2})\))+"), _clause_bare),
+    (re.compile(
+        rf"(?P<num>{_NUM})(?:[\s-](?!(?:{'|'.join(sorted(_STOP_WORDS))})\b)[a-z]+)?[\s-](?P<unit>{_UNIT_ALT})(?![\w])"),
+        _unit),
+    (re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+){2,}(?![\w]|\.\d)"), _id_plain),
+    (re.compile(rf"{_NUM}(?![\w])"), _number),
+)
+
+
+def _atoms(text: str) -> list[Constraint]:
+    """Atomic constraints in text order; each span claimed by the first extractor that matches."""
+    taken = bytearray(len(text))
+    found: list[Constraint] = []
+    for pattern, build in _EXTRACTORS:
+        for m in pattern.finditer(text):
+            if taken.find(1, m.start(), m.end()) != -1:
+                continue
+            for constraint in build(m, text):
+                if taken.find(1, constraint.start, constraint.end) == -1:
+                    taken[constraint.start:constraint.end] = b"\x01" * (constraint.end - constraint.start)
+                    found.append(constraint)
+    found.sort(key=lambda c: c.start)
+    return found
+
+
+def _atom_word(atom: Constraint) -> str:
+    """How an atomic constraint reads inside a phrase token: its value, ``%`` kept for percents."""
+    value = atom.token.split(":", 1)[1]
+    return value + "%" if atom.cls == "percent" else value
+
+
+def _object(text: str, pos: int, atoms_at: dict[int, Constraint]) -> tuple[list[str], int]:
+    """The few words a negation or qualifier governs, starting at ``pos``; and where they end."""
+    words: list[str] = []
+    counted, end = 0, pos
+    while counted < _OBJECT_WORDS and (gap := _GAP.match(text, end)):
+        word, stop_after, after = _next_word(text, gap.end(), atoms_at)
+        if word is None or (counted and word in _STOP_WORDS):
+            break
+        words.append(word)
+        end = after
+        counted += word not in _ARTICLES and word not in _STOP_WORDS
+        if stop_after:
+            break
+    while words and (words[-1] in _ARTICLES or words[-1] in _STOP_WORDS):
+        words.pop()
+    return words, end
+
+
+def _next_word(text: str, pos: int, atoms_at: dict[int, Constraint]) -> tuple[str | None, bool, int]:
+    """The word at ``pos`` (an atom counts as one word and ends the object), whether it ends a sentence."""
+    atom = atoms_at.get(pos)
+    if atom is not None:
+        return _atom_word(atom), True, atom.end
+    m = _WORD.match(text, pos)
+    if m is None:
+        return None, True, pos
+    return m.group().lower(), text[m.end():m.end() + 1] in _SENTENCE_END, m.end()
+
+
+def _head(m: re.Match[str]) -> tuple[str, str]:
+    """The class and canonical trigger of a phrase match: ``"do not"`` -> ``("negation", "not")``."""
+    raw = " ".join(m.group().lower().split())
+    if m["qual"]:
+        return "qualifier", _QUALIFIERS[raw]
+    return "negation", _NEGATIONS.get(raw, "not")
+
+
+def _phrases(text: str, atoms: list[Constraint]) -> Iterator[Constraint]:
+    """Negations and qualifiers with their objects; triggers inside an atom are not phrases."""
+    atoms_at = {atom.start: atom for atom in atoms}
+    inside = bytearray(len(text))
+    for atom in atoms:
+        inside[atom.start:atom.end] = b"\x01" * (atom.end - atom.start)
+    for m in _PHRASE.finditer(text):
+        if inside.find(1, m.start(), m.end()) != -1:
+            continue
+        words, end = _object(text, m.end(), atoms_at)
+        if words:
+            cls, head = _head(m)
+            yield Constraint(cls, f"{cls}:{head} {' '.join(words)}", text[m.start():end], m.start(), end)
+
+
+def find_constraints(text: str) -> list[Constraint]:
+    """Every constraint in ``text``, in text order (by start, then end).
+
+    Atomic constraints never overlap one another; negation and qualifier phrases may contain
+    them. The same text always gives the same list.
+    """
+    atoms = _atoms(text)
+    found = atoms + list(_phrases(text, atoms))
+    found.sort(key=lambda c: (c.start, c.end))
+    return found
+
+
+def extract_constraints(text: str | bytes) -> list[str]:
+    """The sorted, de-duplicated constraint tokens of ``text``; bytes are decoded as UTF-8 (errors replaced)."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    return sorted({c.token for c in find_constraints(text)})
+
+
+def lost_constraints(upstream: str, downstream: str) -> list[Constraint]:
+    """Constraints of ``upstream`` whose token does not appear in ``downstream``.
+
+    One entry per lost token (its first occurrence), in upstream text order.
+    """
+    kept = {c.token for c in find_constraints(downstream)}
+    lost: dict[str, Constraint] = {}
+    for constraint in find_constraints(upstream):
+        if constraint.token not in kept and constraint.token not in lost:
+            lost[constraint.token] = constraint
+    return list(lost.values())
+
+
+def diff_tokens(upstream: list[str], downstream: list[str]) -> tuple[list[str], list[str]]:
+    """``(lost, gained)``: tokens only upstream and tokens only downstream, each sorted."""
+    up, down = set(upstream), set(downstream)
+    return sorted(up - down), sorted(down - up)

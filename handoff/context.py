@@ -1,0 +1,101 @@
+"""Run and handoff context: what is active in this thread or task.
+
+Context travels in ``contextvars``: asyncio tasks inherit it natively; a thread inherits it
+when started through ``contextvars.copy_context().run`` (``handoff.bind`` does that for you).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextvars
+import itertools
+import threading
+from typing import TYPE_CHECKING, Any, Callable
+
+from handoff.ids import handoff_id, process_tag
+
+if TYPE_CHECKING:
+    from handoff.capture import Handle
+
+# How many recent outputs a run keeps for content-match parent inference.
+MATCH_WINDOW = 64
+# Outputs shorter than this never match by containment (a "yes" is contained in everything).
+MIN_CONTAINED_BYTES = 16
+
+
+class RunState:
+    """One run as seen from this process: id, sequence, recent outputs and attempt history."""
+
+    def __init__(self, run_id: str, name: str, attributes: dict[str, str], *, joined: bool, start_ns: int) -> None:
+        self.run_id = run_id
+        self.name = name
+        self.attributes = attributes
+        self.start_ns = start_ns
+        self.status = "ok"
+        self._prefix = process_tag() if joined else ""
+        self._seq = itertools.count(1)
+        self._lock = threading.Lock()
+        self._outputs: collections.deque[tuple[int, str, bytes, str]] = collections.deque(maxlen=MATCH_WINDOW)
+        self._attempts: dict[tuple, tuple[str, int]] = {}
+        self._latest_by_step: dict[str, str] = {}
+        self._steps: dict[str, str] = {}
+
+    def next_id(self) -> tuple[int, str]:
+        """Return the next ``(seq, handoff_id)``."""
+        seq = next(self._seq)
+        return seq, handoff_id(seq, self._prefix)
+
+    def register(self, hid: str, to_step: str) -> None:
+        """Remember which step a handoff delivered to, so a child's ``from`` defaults to it."""
+        self._steps[hid] = to_step
+
+    def step_of(self, hid: str) -> str | None:
+        """Return the consumer step of handoff ``hid`` in this run, if it ran in this process."""
+        return self._steps.get(hid)
+
+    def add_output(self, seq: int, hid: str, to_step: str, output: bytes, sha: str) -> None:
+        """Remember an output so later inputs that contain it get this handoff as parent."""
+        with self._lock:
+            self._outputs.append((seq, hid, output, sha))
+            self._latest_by_step[to_step] = hid
+
+    def latest_for_step(self, to_step: str) -> str | None:
+        """Return the latest handoff id delivered to ``to_step`` in this run."""
+        return self._latest_by_step.get(to_step)
+
+    def match_outputs(self, data: bytes, sha: str, after_seq: int) -> list[str]:
+        """Return handoff ids whose output equals or is contained in ``data``, newest first."""
+        with self._lock:
+            recent = list(self._outputs)
+        found = []
+        for seq, hid, output, out_sha in reversed(recent):
+            if seq <= after_seq:
+                continue
+            if out_sha == sha or (len(output) >= MIN_CONTAINED_BYTES and len(output) <= len(data) and output in data):
+                found.append(hid)
+        return found
+
+    def attempt_for(self, key: tuple, hid: str) -> tuple[int, str | None]:
+        """Return ``(attempt, retry_of)`` for a call identified by ``key`` and record it."""
+        with self._lock:
+            previous = self._attempts.get(key)
+            attempt, retry_of = (previous[1] + 1, previous[0]) if previous else (1, None)
+            self._attempts[key] = (hid, attempt)
+        return attempt, retry_of
+
+
+current_run: contextvars.ContextVar[RunState | None] = contextvars.ContextVar("handoff_run", default=None)
+current_handle: contextvars.ContextVar["Handle | None"] = contextvars.ContextVar("handoff_handle", default=None)
+
+
+def bind(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Return ``fn`` bound to the current context, for running in another thread within this run.
+
+    Example: ``executor.submit(handoff.bind(work), item)``.
+    """
+    ctx = contextvars.copy_context()
+
+    def bound(*args: Any, **kwargs: Any) -> Any:
+        return ctx.copy().run(fn, *args, **kwargs)
+
+    return bound

@@ -1,0 +1,230 @@
+"""The reference incident (INV-88214) as a real instrumented pipeline.
+
+extract → validate → ``orchestrator.compress_v3`` → price → write, with deterministic stand-ins
+for the model calls. The compressor, a ``transform`` step with a 400-token budget, keeps the
+report's bullet facts and drops its prose, and with it "surcharge base is the rebated subtotal
+per 7.2(b)": the pricer then applies the 9.1% surcharge to the full subtotal.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+
+import handoff
+
+COMPRESS_BUDGET_TOKENS = 400
+
+
+@dataclass(frozen=True)
+class Invoice:
+    """One invoice to run through the pipeline."""
+
+    number: str
+    lines: int
+    subtotal: Decimal
+    rebate_pct: Decimal
+    surcharge_pct: Decimal | None  # clause 7.2 freight surcharge, when the contract has one
+    customer: str = "Northwind Freight"
+
+
+REFERENCE = Invoice("INV-88214", 340, Decimal("172000.00"), Decimal("9.5"), Decimal("9.1"))
+CLEAN = (
+    Invoice("INV-88209", 12, Decimal("8400.00"), Decimal("0"), None, "Contoso Retail"),
+    Invoice("INV-88211", 48, Decimal("23150.00"), Decimal("4.0"), None, "Fabrikam Tools"),
+    Invoice("INV-88216", 95, Decimal("61800.00"), Decimal("6.5"), None, "Tailspin Parts"),
+)
+
+
+@dataclass(frozen=True)
+class Completion:
+    """What the model client returns: text and usage."""
+
+    text: str
+    input_tokens: int
+    output_tokens: int
+
+
+class StandInModel:
+    """A deterministic stand-in for a paid model API, behind a ``complete(prompt)`` interface."""
+
+    def __init__(self, name: str, respond) -> None:
+        self.name = name
+        self._respond = respond
+
+    def complete(self, prompt: str) -> Completion:
+        """Answer ``prompt`` deterministically and report token usage (about 4 bytes a token)."""
+        text = self._respond(prompt)
+        return Completion(text, max(1, len(prompt) // 4), max(1, len(text) // 4))
+
+
+def money(value: Decimal) -> str:
+    """``Decimal('172000')`` -> ``'$172,000.00'``."""
+    return f"${value.quantize(Decimal('0.01'), ROUND_HALF_UP):,.2f}"
+
+
+def invoice_document(inv: Invoice) -> str:
+    """Render the invoice the extractor reads: one row per billable line."""
+    per_line = (inv.subtotal / inv.lines).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    rows = [f"{inv.number} billed to {inv.customer}", "line | sku | description | amount"]
+    total = Decimal("0")
+    for index in range(1, inv.lines + 1):
+        amount = per_line if index < inv.lines else inv.subtotal - total
+        total += amount
+        rows.append(f"L{index:03d} | SKU-{10000 + index} | palletized freight unit | {amount:.2f}")
+    rows.append(f"subtotal | {inv.subtotal:.2f}")
+    return "\n".join(rows)
+
+
+# -- the stand-in agents' reasoning --------------------------------------------------------------
+
+
+def _extract(prompt: str) -> str:
+    lines = [row for row in prompt.splitlines() if row.startswith("L") and "|" in row]
+    subtotal = sum(Decimal(row.rsplit("|", 1)[1].strip()) for row in lines)
+    header = next(row for row in prompt.splitlines() if " billed to " in row)
+    number, customer = header.split(" billed to ")
+    return json.dumps({"invoice": number.strip(), "customer": customer.strip(), "lines": len(lines), "subtotal": f"{subtotal:.2f}", "currency": "USD"}, sort_keys=True)
+
+
+_METHOD = (
+    "Each billable line was matched against the master price schedule and the contract terms on file. "
+    "Quantities were reconciled with the carrier's proof of delivery, and unit descriptions were compared "
+    "with the catalogue entries for the customer's account. Lines that share a consignment were grouped "
+    "so that handling charges apply once per consignment, as the contract requires. Tax treatment follows "
+    "the customer's registered jurisdiction and was confirmed against the account record. "
+)
+
+
+def _validate_for(inv: Invoice):
+    def respond(prompt: str) -> str:
+        facts = json.loads(prompt.split("EXTRACTED:\n", 1)[1].split("\n\n", 1)[0])
+        subtotal = Decimal(facts["subtotal"])
+        bullets = [
+            f"- invoice: {facts['invoice']}",
+            f"- billable lines: {facts['lines']}",
+            f"- subtotal: {money(subtotal)}",
+        ]
+        if inv.rebate_pct:
+            bullets.append(f"- volume rebate: tier 3 at {inv.rebate_pct}%")
+        if inv.surcharge_pct is not None:
+            bullets.append(f"- freight surcharge: {inv.surcharge_pct}% (clause 7.2)")
+        prose = []
+        if inv.surcharge_pct is not None:
+            prose.append(
+                "Clause 7.2 applies because the consignment crosses the regional freight boundary. "
+                "The surcharge base is the rebated subtotal per 7.2(b), so the rebate must be applied first "
+                "and the surcharge computed on what remains."
+            )
+        # The report's length follows the invoice: one paragraph of method per 19 lines checked.
+        prose.extend(_METHOD for _ in range(max(1, inv.lines // 19)))
+        return "VALIDATION REPORT\n\nFindings:\n" + "\n".join(bullets) + "\n\nNotes:\n" + "\n\n".join(prose) + "\n"
+
+    return respond
+
+
+def compress_report(report: str, budget_tokens: int = COMPRESS_BUDGET_TOKENS) -> str:
+    """``orchestrator.compress_v3``: keep bullet facts, then prose sentences, within the token budget.
+
+    Prose is cut at the budget, from the end: on a long report the qualifier in the notes is lost.
+    """
+    budget = budget_tokens * 4
+    facts = [line[2:] for line in report.splitlines() if line.startswith("- ")]
+    brief = "BRIEF\n" + "\n".join(facts) + "\n"
+    notes = report.split("Notes:\n", 1)[1] if "Notes:\n" in report else ""
+    paragraphs = [p.strip() for p in notes.split("\n\n") if p.strip()]
+    # v3 keeps the most recent notes first: later paragraphs are usually the conclusions.
+    kept = []
+    for paragraph in reversed(paragraphs):
+        if len(brief) + sum(len(k) + 1 for k in kept) + len(paragraph) + 1 > budget:
+            break
+        kept.append(paragraph)
+    return brief + "\n".join(reversed(kept))
+
+
+def _price(prompt: str) -> str:
+    brief = prompt.split("BRIEF\n", 1)[1]
+    value = lambda key: next(line.split(":", 1)[1].strip() for line in brief.splitlines() if line.startswith(key))  # noqa: E731
+    subtotal = Decimal(value("subtotal").lstrip("$").replace(",", ""))
+    rebate_pct = Decimal(value("volume rebate").split(" at ")[1].rstrip("%")) if "volume rebate" in brief else Decimal("0")
+    rebate = (subtotal * rebate_pct / 100).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    rebated = subtotal - rebate
+    surcharge_pct = Decimal(value("freight surcharge").split("%")[0]) if "freight surcharge" in brief else Decimal("0")
+    # The pricer applies the surcharge to the rebated subtotal only when the brief says so.
+    base = rebated if "rebated subtotal" in brief else subtotal
+    surcharge = (base * surcharge_pct / 100).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    total = rebated + surcharge
+    return json.dumps(
+        {"subtotal": f"{subtotal:.2f}", "rebate": f"{rebate:.2f}", "rebated_subtotal": f"{rebated:.2f}",
+         "surcharge_base": f"{base:.2f}", "surcharge": f"{surcharge:.2f}", "total": f"{total:.2f}"},
+        sort_keys=True,
+    )
+
+
+# -- the instrumented pipeline --------------------------------------------------------------------
+
+
+def _call(model: StandInModel, prompt: str) -> str:
+    completion = model.complete(prompt)
+    current = handoff.current()
+    if current is not None:
+        current.usage(input_tokens=completion.input_tokens, output_tokens=completion.output_tokens)
+    return completion.text
+
+
+def build_pipeline(inv: Invoice):
+    """Return the instrumented steps for one invoice: ``(extract, validate, compress, price, write)``."""
+    extractor = StandInModel("extract-m", _extract)
+    validator = StandInModel("validate-l", _validate_for(inv))
+    pricer = StandInModel("price-l", _price)
+
+    @handoff.step(to="extract", from_="intake", model=extractor.name, prompt_pack="receivables@4", template="prompts/extract.j2@9f1c2ab")
+    def extract(prompt: str) -> str:
+        return _call(extractor, prompt)
+
+    @handoff.step(to="validate", model=validator.name, prompt_pack="receivables@4", template="prompts/validate.j2@9f1c2ab")
+    def validate(prompt: str) -> str:
+        return _call(validator, prompt)
+
+    @handoff.step(to="orchestrator.compress_v3", kind="transform")
+    def compress(report: str) -> str:
+        return compress_report(report)
+
+    @handoff.step(to="price", model=pricer.name, prompt_pack="receivables@4", template="prompts/price.j2@9f1c2ab")
+    def price(prompt: str) -> str:
+        return _call(pricer, prompt)
+
+    @handoff.step(to="write", kind="tool")
+    def write(pricing: str) -> str:
+        return f"posted {inv.number} total {json.loads(pricing)['total']} to ledger"
+
+    return extract, validate, compress, price, write
+
+
+def run_invoice(inv: Invoice) -> str:
+    """Run one invoice through the instrumented pipeline; return its run id."""
+    extract, validate, compress, price, write = build_pipeline(inv)
+    with handoff.run("invoice", invoice=inv.number, customer=inv.customer) as run:
+        facts = extract("Extract the billable lines, subtotal and customer.\n\nINVOICE:\n" + invoice_document(inv))
+        report = validate("Validate this extraction against the contract.\n\nEXTRACTED:\n" + facts + "\n\nReport findings and notes.")
+        brief = compress(report)
+        pricing = price("You are the pricing agent. Price the invoice from this brief.\n\n" + brief + "\n\nReturn JSON.")
+        write(pricing)
+    return run.run_id
+
+
+def run_demo(store: str | None = None, *, extra_affected: int = 1) -> dict[str, str]:
+    """Record the reference incident and a few clean invoices into ``store``; return ``{invoice: run_id}``.
+
+    ``extra_affected`` earlier invoices carry the same clause 7.2 surcharge and hit the same loss,
+    so a blast-radius search from INV-88214 has something to find.
+    """
+    if store is not None:
+        handoff.configure(store=store)
+    runs = {}
+    affected = [Invoice(f"INV-8819{i}", 120 + 20 * i, Decimal("54000.00") + 1000 * i, Decimal("9.5"), Decimal("9.1"), "Northwind Freight") for i in range(extra_affected)]
+    for inv in (*CLEAN, *affected, REFERENCE):
+        runs[inv.number] = run_invoice(inv)
+    handoff.flush()
+    return runs

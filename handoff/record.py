@@ -1,0 +1,88 @@
+"""The records the capture API hands to the background writer.
+
+One :class:`Handoff` per handoff attempt (DESIGN.md "The record"), one :class:`RunRecord` per
+run start and end, one :class:`Event` per named fallback or contingency. The capture side fills
+what it knows on the hot path (raw bytes, digests, timings, ids); the writer derives the rest
+(scrubbed content, refs, constraints, token estimates) in the background.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+KINDS = ("agent", "transform", "tool", "verifier")
+STATUSES = ("ok", "error", "fallback", "broken")
+
+
+@dataclass(slots=True)
+class Handoff:
+    """One delegation of work from a producer step to a consumer step, as captured."""
+
+    run_id: str
+    handoff_id: str
+    seq: int
+    to_step: str
+    from_step: str | None = None
+    kind: str = "agent"
+    parent_handoff_id: str | None = None
+    fan_in: list[str] = field(default_factory=list)
+    ts_ns: int = 0
+    duration_ms: float = 0.0
+    status: str = "ok"
+    error_type: str | None = None
+    error_message: str | None = None
+    input: bytes | None = None
+    output: bytes | None = None
+    input_content_type: str | None = None
+    output_content_type: str | None = None
+    input_sha256: str | None = None
+    output_sha256: str | None = None
+    digest_alg: str = "sha256"
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    model: str | None = None
+    effort: str | None = None
+    prompt_pack: str | None = None
+    template: str | None = None
+    config: dict[str, Any] = field(default_factory=dict)
+    attempt: int = 1
+    retry_of: str | None = None
+    trace_id: str | None = None
+    span_id: str | None = None
+    attributes: dict[str, str] = field(default_factory=dict)
+    scrub: bool = True
+
+    def replace(self, **changes: Any) -> "Handoff":
+        """Return a copy with ``changes`` applied."""
+        return dataclasses.replace(self, **changes)
+
+
+@dataclass(slots=True)
+class RunRecord:
+    """The state of a run at its start (``status="running"``) or its end."""
+
+    run_id: str
+    name: str
+    start_ns: int
+    end_ns: int | None = None
+    status: str = "running"
+    attributes: dict[str, str] = field(default_factory=dict)
+    recorded_ns: int = 0
+
+
+@dataclass(slots=True)
+class Event:
+    """A named fallback or contingency (``kind="fallback"``), or a recorder event (``kind="recorder"``)."""
+
+    run_id: str
+    name: str
+    ts_ns: int
+    kind: str = "fallback"
+    handoff_id: str | None = None
+    error_type: str | None = None
+    error_message: str | None = None
+    attributes: dict[str, str] = field(default_factory=dict)

@@ -1,0 +1,103 @@
+"""The process-wide recorder: settings, the background writer and the span recorder.
+
+Built lazily on first use from the settings in force; ``configure()`` replaces it (flushing the
+old writer first). Capture code reaches it through :func:`get_recorder`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import threading
+from typing import Any, Callable
+
+from handoff.config import Settings, current_settings
+from handoff.exporters.base import RecordExporter
+from handoff.exporters.spans import SpanRecorder
+from handoff.exporters.writer import BatchStoreWriter, Counters, register_atexit, warn_once
+from handoff.ids import writer_name
+from handoff.record import Event, Handoff, RunRecord
+
+log = logging.getLogger("handoff")
+
+
+def _store_exporter_factory(settings: Settings) -> Callable[[], RecordExporter]:
+    def build() -> RecordExporter:
+        from handoff.exporters.store_exporter import StoreExporter
+        from handoff.store import open_store
+
+        return StoreExporter(
+            open_store(settings.store),
+            writer_name(),
+            scrubber=_build_scrubber(settings) if settings.scrub else None,
+            inline_limit_bytes=settings.inline_limit_bytes,
+        )
+
+    return build
+
+
+def _build_scrubber(settings: Settings) -> Any:
+    from handoff.scrub import Scrubber
+
+    if settings.scrub_key is not None:
+        return Scrubber(settings.scrub_key)
+    return Scrubber.from_env()
+
+
+def _digest_function(key: str | bytes | None) -> tuple[Callable[[bytes], str], str]:
+    if key is None:
+        return (lambda data: hashlib.sha256(data).hexdigest()), "sha256"
+    raw_key = key.encode("utf-8") if isinstance(key, str) else key
+    return (lambda data: hmac.new(raw_key, data, hashlib.sha256).hexdigest()), "hmac-sha256"
+
+
+class Recorder:
+    """Everything capture needs at run time, built from one :class:`Settings`."""
+
+    def __init__(self, settings: Settings, exporter_factory: Callable[[], RecordExporter] | None = None) -> None:
+        self.settings = settings
+        self.counters = Counters()
+        self.digest, self.digest_alg = _digest_function(settings.digest_key)
+        self.spans = SpanRecorder(settings.tracer_provider)
+        self.writer = BatchStoreWriter(
+            exporter_factory or _store_exporter_factory(settings),
+            max_queue=settings.max_queue,
+            max_batch=settings.max_batch,
+            flush_interval_s=settings.flush_interval_s,
+            counters=self.counters,
+        )
+        register_atexit(self.writer)
+
+    def submit(self, record: Handoff | RunRecord | Event) -> None:
+        """Hand a record to the background writer (never blocks, never raises)."""
+        if self.settings.enabled:
+            self.writer.on_end(record)
+
+    def capture_failed(self, exc: BaseException) -> None:
+        """Count a failure inside the recorder itself and log it once."""
+        self.counters.add("capture_errors")
+        warn_once("handoff: recording failed (%s); the application is unaffected", exc)
+
+
+_lock = threading.Lock()
+_recorder: Recorder | None = None
+
+
+def get_recorder() -> Recorder:
+    """Return the recorder, building it from the current settings on first use."""
+    global _recorder
+    if _recorder is None:
+        with _lock:
+            if _recorder is None:
+                _recorder = Recorder(current_settings())
+    return _recorder
+
+
+def replace_recorder(recorder: Recorder | None, timeout_s: float = 30.0) -> None:
+    """Install ``recorder`` (or none, to rebuild lazily), shutting the previous one down first."""
+    global _recorder
+    with _lock:
+        previous, _recorder = _recorder, recorder
+    if previous is not None:
+        previous.writer.shutdown(timeout_s)

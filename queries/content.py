@@ -1,0 +1,43 @@
+"""Fetching stored content by ref: a row in a packed content file, or a large-payload blob."""
+
+from __future__ import annotations
+
+import pyarrow.compute as pc
+
+from handoff.errors import ContentGone, HandoffNotFound, RunNotFound
+from handoff.queries.db import query
+from handoff.store.base import ObjectStore
+from handoff.store.blobs import get_blob
+from handoff.store.layout import parse_ref
+from handoff.store.tables import read_file
+
+
+def fetch_ref(store: ObjectStore, ref: str) -> bytes:
+    """Return the stored (scrubbed) bytes a ref names."""
+    key, row = parse_ref(ref)
+    if row is None:
+        return get_blob(store, key)
+    run_id, handoff_id, side = row.rsplit("/", 2)
+    table = read_file(store, key, columns=["run_id", "handoff_id", "side", "content"])
+    mask = pc.and_(
+        pc.and_(pc.equal(table["run_id"], run_id), pc.equal(table["handoff_id"], handoff_id)),
+        pc.equal(table["side"], side),
+    )
+    found = table.filter(mask)
+    if found.num_rows == 0:
+        raise ContentGone(run_id, handoff_id, f"no row for it in {store.uri(key)}")
+    return found["content"][0].as_py()
+
+
+def fetch_content(store: ObjectStore, con, run_id: str, handoff_id: str, side: str) -> bytes:
+    """Return the stored input (``side="in"``) or output (``"out"``) of one handoff."""
+    rows = query(con, "SELECT input_ref, output_ref, tier FROM handoffs WHERE run_id = ? AND handoff_id = ?", [run_id, handoff_id])
+    if not rows:
+        if not query(con, "SELECT 1 FROM handoffs WHERE run_id = ? LIMIT 1", [run_id]):
+            raise RunNotFound(run_id)
+        raise HandoffNotFound(run_id, handoff_id)
+    ref = rows[0]["input_ref" if side == "in" else "output_ref"]
+    if ref is None:
+        reason = "dropped by retention (digest tier)" if rows[0]["tier"] == "digest" else "nothing was recorded on that side"
+        raise ContentGone(run_id, handoff_id, reason)
+    return fetch_ref(store, ref)

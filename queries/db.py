@@ -1,0 +1,111 @@
+"""DuckDB views over the store's Parquet tables.
+
+``connect(store)`` returns an in-memory DuckDB connection with one view per table
+(``handoffs``, ``content``, ``runs``, ``events``, ``checks``, ``annotations``), each
+deduplicated on its primary key so a reader never sees a row twice (compaction and retries
+can leave two copies for a moment). Local stores are read by DuckDB's own Parquet reader;
+other stores through a pyarrow filesystem, so nothing needs a DuckDB extension.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from handoff.errors import CorruptFile, QueryError, StoreError
+from handoff.store import ObjectStore, open_store
+from handoff.store.layout import TABLES
+from handoff.store.tables import PRIMARY_KEYS, SCHEMAS
+
+#: How each view orders duplicates: the first row per primary key wins.
+_PREFERENCE = {
+    "handoffs": "CASE tier WHEN 'full' THEN 0 ELSE 1 END, ts",
+    "runs": "recorded_ts DESC",
+}
+
+
+def _empty(table: str) -> pa.Table:
+    schema = SCHEMAS[table].append(pa.field("dt", pa.date32()))
+    return schema.empty_table()
+
+
+def _source_sql(con: duckdb.DuckDBPyConnection, store: ObjectStore, table: str) -> str:
+    """Register or describe the raw files of ``table``; return a FROM-able SQL expression."""
+    base = store.local_path(table)
+    if base is not None:
+        import glob
+
+        if not glob.glob(f"{base}/dt=*/*.parquet"):
+            con.register(f"_empty_{table}", _empty(table))
+            return f"_empty_{table}"
+        path = f"{base}/dt=*/*.parquet".replace("'", "''")
+        return f"read_parquet('{path}', hive_partitioning = true, hive_types = {{'dt': DATE}}, union_by_name = true)"
+    import pyarrow.dataset as ds
+
+    filesystem, root = store.arrow_filesystem()
+    partitioning = ds.partitioning(pa.schema([("dt", pa.date32())]), flavor="hive")
+    try:
+        dataset = ds.dataset(f"{root}/{table}", filesystem=filesystem, format="parquet", partitioning=partitioning)
+    except (FileNotFoundError, pa.ArrowInvalid, OSError) as exc:
+        if "not exist" in str(exc) or isinstance(exc, FileNotFoundError) or "NoSuchKey" in str(exc) or "Path does not exist" in str(exc):
+            dataset = None
+        else:
+            raise StoreError(f"cannot read {store.uri(table)}: {exc}", uri=store.uri(table)) from exc
+    if dataset is None or not dataset.files:
+        con.register(f"_empty_{table}", _empty(table))
+        return f"_empty_{table}"
+    con.register(f"_arrow_{table}", dataset)
+    return f"_arrow_{table}"
+
+
+def create_views(con: duckdb.DuckDBPyConnection, store: ObjectStore) -> None:
+    """Create (or replace) one deduplicating view per table on ``con``."""
+    for table in TABLES:
+        source = _source_sql(con, store, table)
+        keys = ", ".join(f'"{key}"' for key in PRIMARY_KEYS[table])
+        order = _PREFERENCE.get(table, keys)
+        con.execute(f"CREATE OR REPLACE VIEW raw_{table} AS SELECT * FROM {source}")
+        con.execute(
+            f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM raw_{table} "
+            f"QUALIFY row_number() OVER (PARTITION BY {keys} ORDER BY {order}) = 1"
+        )
+
+
+def connect(store: ObjectStore | str | None = None) -> duckdb.DuckDBPyConnection:
+    """Open an in-memory DuckDB connection with views over ``store`` (a store or its URL)."""
+    if not isinstance(store, ObjectStore):
+        store = open_store(store)
+    con = duckdb.connect(":memory:")
+    con.execute("SET TimeZone = 'UTC'")
+    try:
+        create_views(con, store)
+    except duckdb.Error as exc:
+        raise translate(exc) from exc
+    return con
+
+
+_FILE_IN_MESSAGE = re.compile(r"""(?:file|File)\s+["']?([^"'\s]+\.parquet)""")
+
+
+def translate(exc: Exception) -> Exception:
+    """Map a DuckDB error to the handoff error a user can act on."""
+    message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    lowered = message.lower()
+    if "parquet" in lowered and any(word in lowered for word in ("magic", "corrupt", "invalid", "too small", "footer", "no magic")):
+        match = _FILE_IN_MESSAGE.search(message)
+        uri = match.group(1) if match else None
+        return CorruptFile(f"corrupt Parquet file {uri or ''}: {message}".replace("  ", " "), uri=uri)
+    return QueryError(message)
+
+
+def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+    """Run ``sql`` and return rows as dicts; DuckDB errors become handoff errors."""
+    try:
+        cursor = con.execute(sql, params or [])
+        names = [column[0] for column in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+    except duckdb.Error as exc:
+        raise translate(exc) from exc

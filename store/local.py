@@ -1,0 +1,109 @@
+"""A store in a local directory: the default (``./.handoff``)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Iterator
+
+from handoff.errors import StoreError
+from handoff.store.base import ObjectInfo, ObjectStore
+
+TEMP_MARK = ".tmp-"
+
+
+class LocalObjectStore(ObjectStore):
+    """Objects as files under ``root``; ``put`` writes a temp file, fsyncs, then renames."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root).expanduser().resolve()
+        self.url = self.root.as_uri()
+
+    def _path(self, key: str) -> Path:
+        return self.root / key
+
+    def put(self, key: str, data: bytes) -> None:
+        """Write ``data`` atomically: a reader never sees a partial file."""
+        path = self._path(key)
+        temp = path.with_name(f"{TEMP_MARK}{path.name}.{secrets.token_hex(4)}")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(temp, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, path)
+        except OSError as exc:
+            temp.unlink(missing_ok=True)
+            raise StoreError(f"cannot write {path}: {exc.strerror or exc}", uri=str(path)) from exc
+
+    def put_if_absent(self, key: str, data: bytes) -> bool:
+        """Create the file only if it does not exist (``O_EXCL``), writing through a temp file and a hard link."""
+        path = self._path(key)
+        temp = path.with_name(f"{TEMP_MARK}{path.name}.{secrets.token_hex(4)}")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(temp, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            try:
+                os.link(temp, path)
+            except FileExistsError:
+                return False
+            return True
+        except OSError as exc:
+            raise StoreError(f"cannot write {path}: {exc.strerror or exc}", uri=str(path)) from exc
+        finally:
+            temp.unlink(missing_ok=True)
+
+    def get(self, key: str) -> bytes:
+        """Read the whole file."""
+        path = self._path(key)
+        try:
+            return path.read_bytes()
+        except OSError as exc:
+            raise StoreError(f"cannot read {path}: {exc.strerror or exc}", uri=str(path)) from exc
+
+    def exists(self, key: str) -> bool:
+        """Tell whether the file exists."""
+        return self._path(key).is_file()
+
+    def list(self, prefix: str) -> Iterator[ObjectInfo]:
+        """Yield files under ``prefix`` (temp files included: fsck looks for them), in key order."""
+        base = self.root / prefix if prefix else self.root
+        start = base if base.is_dir() else base.parent
+        if not start.is_dir():
+            return
+        found = []
+        for dirpath, _dirs, files in os.walk(start):
+            for name in files:
+                full = Path(dirpath) / name
+                key = full.relative_to(self.root).as_posix()
+                if key.startswith(prefix):
+                    stat = full.stat()
+                    found.append(ObjectInfo(key, stat.st_size, stat.st_mtime))
+        yield from sorted(found, key=lambda info: info.key)
+
+    def delete(self, key: str) -> None:
+        """Remove the file and any directories it leaves empty up to the root."""
+        path = self._path(key)
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot delete {path}: {exc.strerror or exc}", uri=str(path)) from exc
+        parent = path.parent
+        while parent != self.root and parent.is_dir() and not any(parent.iterdir()):
+            parent.rmdir()
+            parent = parent.parent
+
+    def local_path(self, key: str) -> str:
+        """Return the file's path."""
+        return str(self._path(key))
+
+    def arrow_filesystem(self):
+        """Return pyarrow's local filesystem rooted at ``root``."""
+        from pyarrow import fs
+
+        return fs.LocalFileSystem(), str(self.root)

@@ -1,0 +1,193 @@
+"""Table schemas and Parquet I/O.
+
+Every table is Hive-partitioned by day (``<table>/dt=YYYY-MM-DD/<writer>-<n>.parquet``); ``dt``
+lives in the path, not in the files. Files are zstd-compressed and written once.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any, Iterable
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from handoff.errors import CorruptFile
+from handoff.store.base import ObjectStore
+from handoff.store.layout import table_key
+
+_TS = pa.timestamp("us", tz="UTC")
+_STRINGS = pa.list_(pa.string())
+_ATTRS = pa.map_(pa.string(), pa.string())
+
+HANDOFFS = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("handoff_id", pa.string()),
+        ("seq", pa.int32()),
+        ("from_step", pa.string()),
+        ("to_step", pa.string()),
+        ("kind", pa.string()),
+        ("parent_handoff_id", pa.string()),
+        ("fan_in", _STRINGS),
+        ("ts", _TS),
+        ("duration_ms", pa.float64()),
+        ("status", pa.string()),
+        ("error_type", pa.string()),
+        ("error_message", pa.string()),
+        ("input_ref", pa.string()),
+        ("output_ref", pa.string()),
+        ("input_sha256", pa.string()),
+        ("output_sha256", pa.string()),
+        ("digest_alg", pa.string()),
+        ("input_bytes", pa.int64()),
+        ("output_bytes", pa.int64()),
+        ("input_content_type", pa.string()),
+        ("output_content_type", pa.string()),
+        ("input_tokens", pa.int32()),
+        ("output_tokens", pa.int32()),
+        ("tokens_estimated", pa.bool_()),
+        ("model", pa.string()),
+        ("effort", pa.string()),
+        ("prompt_pack", pa.string()),
+        ("template", pa.string()),
+        ("config", pa.string()),
+        ("attempt", pa.int16()),
+        ("retry_of", pa.string()),
+        ("trace_id", pa.string()),
+        ("span_id", pa.string()),
+        ("input_constraints", _STRINGS),
+        ("output_constraints", _STRINGS),
+        ("constraints_version", pa.int16()),
+        ("tier", pa.string()),
+        ("attributes", _ATTRS),
+        ("writer", pa.string()),
+        ("schema_version", pa.int16()),
+    ]
+)
+
+CONTENT = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("handoff_id", pa.string()),
+        ("side", pa.string()),
+        ("ts", _TS),
+        ("content", pa.binary()),
+        ("content_type", pa.string()),
+        ("stored_sha256", pa.string()),
+        ("scrub_status", pa.string()),
+    ]
+)
+
+RUNS = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("name", pa.string()),
+        ("start_ts", _TS),
+        ("end_ts", _TS),
+        ("status", pa.string()),
+        ("attributes", _ATTRS),
+        ("recorded_ts", _TS),
+        ("writer", pa.string()),
+    ]
+)
+
+EVENTS = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("handoff_id", pa.string()),
+        ("ts", _TS),
+        ("kind", pa.string()),
+        ("name", pa.string()),
+        ("error_type", pa.string()),
+        ("error_message", pa.string()),
+        ("attributes", _ATTRS),
+        ("writer", pa.string()),
+    ]
+)
+
+CHECKS = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("handoff_id", pa.string()),
+        ("parent_handoff_id", pa.string()),
+        ("ts", _TS),
+        ("check", pa.string()),
+        ("severity", pa.string()),
+        ("status", pa.string()),
+        ("lost", _STRINGS),
+        ("detail", pa.string()),
+        ("checked_ts", _TS),
+    ]
+)
+
+ANNOTATIONS = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("handoff_id", pa.string()),
+        ("ts", _TS),
+        ("kind", pa.string()),
+        ("text", pa.string()),
+        ("author", pa.string()),
+        ("attributes", _ATTRS),
+    ]
+)
+
+SCHEMAS: dict[str, pa.Schema] = {
+    "handoffs": HANDOFFS,
+    "content": CONTENT,
+    "runs": RUNS,
+    "events": EVENTS,
+    "checks": CHECKS,
+    "annotations": ANNOTATIONS,
+}
+
+#: Columns that identify one row; views and compaction deduplicate on them.
+PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
+    "handoffs": ("run_id", "handoff_id"),
+    "content": ("run_id", "handoff_id", "side"),
+    "runs": ("run_id",),
+    "events": ("run_id", "handoff_id", "ts", "name"),
+    "checks": ("run_id", "handoff_id", "check", "checked_ts"),
+    "annotations": ("run_id", "ts", "kind", "text"),
+}
+
+
+def _map_items(value: dict[str, str] | None) -> list[tuple[str, str]]:
+    return sorted((str(k), str(v)) for k, v in (value or {}).items())
+
+
+def to_table(table: str, rows: Iterable[dict[str, Any]]) -> pa.Table:
+    """Build an Arrow table of ``table``'s schema from dict rows, sorted by run id."""
+    schema = SCHEMAS[table]
+    rows = sorted(rows, key=lambda row: (row.get("run_id") or "", str(row.get("handoff_id") or "")))
+    columns = {}
+    for name in schema.names:
+        values = [row.get(name) for row in rows]
+        if pa.types.is_map(schema.field(name).type):
+            values = [_map_items(value) for value in values]
+        columns[name] = values
+    return pa.Table.from_pydict(columns, schema=schema)
+
+
+def encode_parquet(data: pa.Table) -> bytes:
+    """Serialize a table as zstd-compressed Parquet bytes."""
+    sink = io.BytesIO()
+    pq.write_table(data, sink, compression="zstd", row_group_size=128 * 1024)
+    return sink.getvalue()
+
+
+def write_table(store: ObjectStore, table: str, day: str, writer: str, n: int, data: pa.Table) -> str:
+    """Write one Parquet file into a day partition; return its key."""
+    key = table_key(table, day, writer, n)
+    store.put(key, encode_parquet(data))
+    return key
+
+
+def read_file(store: ObjectStore, key: str, columns: list[str] | None = None, filters=None) -> pa.Table:
+    """Read one Parquet file; raise ``CorruptFile`` when it does not decode."""
+    raw = store.get(key)
+    try:
+        return pq.read_table(pa.BufferReader(raw), columns=columns, filters=filters)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise CorruptFile(f"corrupt Parquet file {store.uri(key)}: {exc}", uri=store.uri(key)) from exc
