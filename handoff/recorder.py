@@ -94,6 +94,14 @@ def get_recorder() -> Recorder:
     return _recorder
 
 
+def swap_recorder(recorder: Recorder | None) -> Recorder | None:
+    """Install ``recorder`` and return the previous one, leaving it running (``handoff.testing`` uses this)."""
+    global _recorder
+    with _lock:
+        previous, _recorder = _recorder, recorder
+    return previous
+
+
 def replace_recorder(recorder: Recorder | None, timeout_s: float = 30.0) -> None:
     """Install ``recorder`` (or none, to rebuild lazily), shutting the previous one down first."""
     global _recorder

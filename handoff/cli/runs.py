@@ -179,7 +179,21 @@ def show_content_command(run_id: str, handoff_id: str, side: str | None, store_u
                 sys.stdout.buffer.write(b"\n")
             sys.stdout.flush()
             return
-        parts = [(name, fetch_content(store, con, run_id, handoff_id, key)) for name, key in (("input", "in"), ("output", "out"))]
+        parts = [(name, _content_or_reason(store, con, run_id, handoff_id, key)) for name, key in (("input", "in"), ("output", "out"))]
     for name, data in parts:
+        if isinstance(data, str):
+            click.echo(f"── {handoff_id} {name}: {data} ──")
+            continue
         click.echo(f"── {handoff_id} {name} ({len(data)} bytes) ──")
         click.echo(data.decode("utf-8", errors="replace"))
+
+
+def _content_or_reason(store, con, run_id: str, handoff_id: str, side: str) -> bytes | str:
+    """Return one side's content, or why it is not available (the other side may still be)."""
+    from handoff.errors import ContentGone
+    from handoff.queries.content import fetch_content
+
+    try:
+        return fetch_content(store, con, run_id, handoff_id, side)
+    except ContentGone as exc:
+        return str(exc)
