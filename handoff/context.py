@@ -64,15 +64,21 @@ class RunState:
         return self._latest_by_step.get(to_step)
 
     def match_outputs(self, data: bytes, sha: str, after_seq: int) -> list[str]:
-        """Return handoff ids whose output equals or is contained in ``data``, newest first."""
-        with self._lock:
-            recent = list(self._outputs)
+        """Return handoff ids whose output equals or is contained in ``data``, newest first.
+
+        An exact match (same digest) is the whole answer; otherwise every recent output of at
+        least ``MIN_CONTAINED_BYTES`` that is shorter than ``data`` and contained in it matches.
+        """
+        size = len(data)
         found = []
-        for seq, hid, output, out_sha in reversed(recent):
-            if seq <= after_seq:
-                continue
-            if out_sha == sha or (len(output) >= MIN_CONTAINED_BYTES and len(output) <= len(data) and output in data):
-                found.append(hid)
+        with self._lock:
+            for seq, hid, output, out_sha in reversed(self._outputs):
+                if seq <= after_seq:
+                    continue
+                if out_sha == sha:
+                    return [hid]
+                if MIN_CONTAINED_BYTES <= len(output) < size and output in data:
+                    found.append(hid)
         return found
 
     def attempt_for(self, key: tuple, hid: str) -> tuple[int, str | None]:
