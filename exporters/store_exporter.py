@@ -9,6 +9,7 @@ same keys, same bytes.
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
 import logging
@@ -75,6 +76,7 @@ class StoreExporter(RecordExporter):
         self.scrubber = scrubber
         self.inline_limit_bytes = inline_limit_bytes
         self._n = 0
+        self._pool = None
         self._extract, self._constraints_version = _load_constraints()
 
     # -- prepare -------------------------------------------------------------------------
@@ -248,9 +250,37 @@ class StoreExporter(RecordExporter):
     # -- write ---------------------------------------------------------------------------
 
     def write(self, objects: Sequence[PendingObject]) -> None:
-        """Put prepared objects in order; raise ``StoreError`` on the first that fails."""
-        for obj in objects:
-            self.store.put(obj.key, obj.data)
+        """Put prepared objects; raise ``StoreError`` if any fails.
+
+        Digest rows (``handoffs/``) go up only after every content file and blob they name is
+        stored, so a reader never finds a ref to a missing object. Within each phase a store
+        that offers ``upload_threads`` (S3) gets the objects put in parallel.
+        """
+        content = [obj for obj in objects if not obj.key.startswith("handoffs/")]
+        digests = [obj for obj in objects if obj.key.startswith("handoffs/")]
+        for phase in (content, digests):
+            self._put_all(phase)
+
+    def _put_all(self, objects: Sequence[PendingObject]) -> None:
+        threads = min(len(objects), getattr(self.store, "upload_threads", 1))
+        if threads <= 1:
+            for obj in objects:
+                self.store.put(obj.key, obj.data)
+            return
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(max_workers=self.store.upload_threads, thread_name_prefix="handoff-upload")
+        # Run each put in the worker's context, so instrumentation stays suppressed in the upload threads.
+        futures = [self._pool.submit(contextvars.copy_context().run, self.store.put, obj.key, obj.data) for obj in objects]
+        for future in futures:
+            future.result()
+
+    def shutdown(self) -> None:
+        """Stop the upload threads."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
 
     def export(self, batch: Sequence[Record]) -> ExportResult:
         """Prepare and write one batch; log and return ``FAILURE`` instead of raising."""

@@ -4,6 +4,25 @@ Modelled on OpenTelemetry's ``BatchProcessor``. :meth:`BatchStoreWriter.on_end` 
 application's thread: it only appends to a queue and never blocks, waits on I/O or raises.
 One worker wakes on batch size or a timer and hands batches to the exporter, with
 instrumentation suppressed so the writer's own store traffic is never recorded.
+
+With a :class:`~handoff.exporters.spool.Spool` and an exporter that can ``prepare`` and
+``write`` separately (the store exporter), nothing handed over is lost while the store is down:
+
+* a batch the store refuses (connection refused, 5xx, throttling, timeouts, bad credentials)
+  is spooled to local disk already prepared (scrubbed, encoded) and retried with exponential
+  backoff and jitter; while a backlog exists new batches go to the spool behind it, so the
+  store receives data in order and the worker never waits on an outage more than once per
+  backoff step;
+* spooled data is sent first: when the worker starts, on every retry and on every flush;
+* when the in-memory queue is full, the hot path does no disk I/O either: the record goes to
+  a second bounded in-memory list (the spill) that the worker spools before anything else;
+  only when the spill is full too, or the spool is full, is a record dropped, counted and
+  logged once. The spill exists so the caller's thread never touches a disk;
+* after every worker cycle that changed something, the counters are written to a small
+  status file in the spool directory for ``handoff status`` in another process.
+
+``force_flush`` returns once everything queued before it is in the store *or durably in the
+spool*: that is the crash-safety line, what a SIGKILL after it cannot take away.
 """
 
 from __future__ import annotations
@@ -15,9 +34,13 @@ import os
 import threading
 import time
 import weakref
-from typing import Callable
+import time as _time
+from typing import TYPE_CHECKING, Any, Callable
 
 from handoff.exporters.base import ExportResult, Record, RecordExporter
+
+if TYPE_CHECKING:
+    from handoff.exporters.spool import Backoff, Spool
 
 log = logging.getLogger("handoff.exporters")
 
@@ -81,6 +104,8 @@ class BatchStoreWriter:
         max_batch: int = 2_000,
         flush_interval_s: float = 1.0,
         counters: Counters | None = None,
+        spool: "Spool | None" = None,
+        backoff: "Backoff | None" = None,
     ) -> None:
         self._exporter_factory = exporter_factory
         self._exporter: RecordExporter | None = None
@@ -88,12 +113,23 @@ class BatchStoreWriter:
         self.max_batch = max_batch
         self.flush_interval_s = flush_interval_s
         self.counters = counters or Counters()
+        self.spool = spool
+        if spool is not None and backoff is None:
+            from handoff.exporters.spool import Backoff
+
+            backoff = Backoff()
+        self.backoff = backoff
+        self.started_s = _time.time()
         self._init_state()
         weak = weakref.WeakMethod(self._reinit_after_fork)
         os.register_at_fork(after_in_child=lambda: (weak() or (lambda: None))())
 
     def _init_state(self) -> None:
         self._queue: collections.deque[Record] = collections.deque()
+        self._spill: collections.deque[Record] = collections.deque()
+        # True while the spool may hold batches: new batches queue behind them.
+        self._backlog = self.spool is not None
+        self._status_written: dict[str, int] | None = None
         self._flush_requests: collections.deque[threading.Event] = collections.deque()
         self._wake = threading.Event()
         self._shutdown = False
@@ -102,6 +138,9 @@ class BatchStoreWriter:
 
     def _reinit_after_fork(self) -> None:
         # The worker thread does not survive fork; records queued in the parent are the parent's.
+        # The exporter is rebuilt too: it holds the parent's writer name (file names would
+        # collide with the parent's) and upload threads that did not survive either.
+        self._exporter = None
         self._init_state()
 
     def _ensure_worker(self) -> None:
@@ -129,7 +168,13 @@ class BatchStoreWriter:
         self._ensure_worker()
 
     def _overflow(self, record: Record) -> None:
-        """Called when the queue is full; the base writer drops and counts."""
+        """Called on the caller's thread when the queue is full: spill to memory for the worker to spool, else drop."""
+        if self.spool is not None and len(self._spill) < self.max_queue:
+            self._spill.append(record)
+            self.counters.add("enqueued")
+            self._wake.set()
+            self._ensure_worker()
+            return
         self._drop(1, "the queue is full")
 
     def _drop(self, count: int, why: str) -> None:
@@ -143,14 +188,17 @@ class BatchStoreWriter:
 
         token = context.attach(context.set_value(context._SUPPRESS_INSTRUMENTATION_KEY, True))
         try:
+            self._retry_spool(force=True)
             while True:
                 self._wake.wait(self.flush_interval_s)
                 self._wake.clear()
                 requests = self._take_flush_requests()
+                self._retry_spool(force=bool(requests))
                 self._drain()
+                self._publish_status()
                 for request in requests:
                     request.set()
-                if self._shutdown and not self._queue:
+                if self._shutdown and not self._queue and not self._spill:
                     return
         finally:
             context.detach(token)
@@ -162,11 +210,20 @@ class BatchStoreWriter:
         return taken
 
     def _drain(self) -> None:
+        while self._spill:
+            batch, exporter = self._take(self._spill), self._get_exporter()
+            if hasattr(exporter, "prepare"):
+                self._spool_batch(batch, exporter)
+            else:
+                self._export(batch)
         while self._queue:
-            batch = []
-            while self._queue and len(batch) < self.max_batch:
-                batch.append(self._queue.popleft())
-            self._export(batch)
+            self._export(self._take(self._queue))
+
+    def _take(self, source: collections.deque[Record]) -> list[Record]:
+        batch = []
+        while source and len(batch) < self.max_batch:
+            batch.append(source.popleft())
+        return batch
 
     def _get_exporter(self) -> RecordExporter:
         if self._exporter is None:
@@ -174,6 +231,10 @@ class BatchStoreWriter:
         return self._exporter
 
     def _export(self, batch: list[Record]) -> None:
+        exporter = self._get_exporter()
+        if self.spool is not None and hasattr(exporter, "prepare"):
+            self._export_spooling(batch, exporter)
+            return
         try:
             result = self._get_exporter().export(batch)
         except Exception as exc:  # noqa: BLE001 - an exporter bug must not kill the worker
@@ -189,11 +250,112 @@ class BatchStoreWriter:
         self.counters.add("export_failures")
         self._drop(len(batch), "the store could not be written")
 
+    # -- spool ---------------------------------------------------------------------------
+
+    def _prepare(self, batch: list[Record], exporter: Any) -> list | None:
+        try:
+            return exporter.prepare(batch)
+        except Exception as exc:  # noqa: BLE001 - a prepare bug must not kill the worker
+            warn_once("handoff: preparing a batch failed (%s); its records are dropped", exc)
+            self.counters.add("export_failures")
+            self._drop(len(batch), "a batch could not be prepared")
+            return None
+
+    def _export_spooling(self, batch: list[Record], exporter: Any) -> None:
+        objects = self._prepare(batch, exporter)
+        if objects is None:
+            return
+        if self._backlog:
+            # Behind a backlog: keep order and do not wait on a store that just failed.
+            self._spool_objects(objects, len(batch))
+            return
+        try:
+            exporter.write(objects)
+        except Exception as exc:  # noqa: BLE001 - any failure to write means: keep it locally
+            self._write_failed(exc)
+            self._spool_objects(objects, len(batch))
+            return
+        self.counters.add("written", len(batch))
+
+    def _spool_batch(self, batch: list[Record], exporter: Any) -> None:
+        objects = self._prepare(batch, exporter)
+        if objects is not None:
+            self._spool_objects(objects, len(batch))
+
+    def _spool_objects(self, objects: list, records: int) -> None:
+        assert self.spool is not None
+        try:
+            stored = self.spool.put(objects, records)
+        except OSError as exc:
+            warn_once("handoff: cannot write the spool at %s: %s", self.spool.directory, exc)
+            stored = False
+        if stored:
+            self.counters.add("spooled", records)
+            self._backlog = True
+        else:
+            self._drop(records, "the spool is full or cannot be written")
+
+    def _write_failed(self, exc: Exception) -> None:
+        assert self.backoff is not None
+        self.counters.add("export_failures")
+        delay = self.backoff.failed()
+        self._backlog = True
+        warn_once("handoff: the store cannot be written (%s); spooling and retrying with backoff", exc)
+        log.info("handoff: store write failed (%s); next retry in %.1fs", exc, delay)
+
+    def _retry_spool(self, force: bool = False) -> None:
+        """Send spooled batches first; on failure back off (a flush retries at once)."""
+        if self.spool is None or not self._backlog or not (force or self.backoff.due()):
+            return
+        from handoff.exporters.spool import deliver
+
+        exporter = self._get_exporter()
+        try:
+            self.spool.clean_temp()
+            deliver(self.spool, exporter.write, self._delivered)
+        except Exception as exc:  # noqa: BLE001
+            self._write_failed(exc)
+            return
+        self.backoff.succeeded()
+        self._backlog = False
+
+    def _delivered(self, records: int) -> None:
+        self.counters.add("written", records)
+        self.counters.add("retried", records)
+
+    def status(self) -> dict[str, Any]:
+        """Return what ``handoff status`` shows for this process: counters, queue length, pid, times."""
+        import socket
+
+        return {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "store": self.spool.store_url if self.spool is not None else None,
+            "started": self.started_s,
+            "updated": _time.time(),
+            "queued": len(self._queue) + len(self._spill),
+            "backlog": self._backlog,
+            "counters": self.counters.snapshot(),
+        }
+
+    def _publish_status(self) -> None:
+        if self.spool is None:
+            return
+        snapshot = self.counters.snapshot()
+        if snapshot == self._status_written:
+            return
+        try:
+            self.spool.write_status(self.status())
+            self._status_written = snapshot
+        except OSError as exc:
+            warn_once("handoff: cannot write the status file in %s: %s", self.spool.directory, exc)
+
     # -- lifecycle -----------------------------------------------------------------------
 
     def force_flush(self, timeout_s: float = 30.0) -> bool:
         """Export everything queued before this call; return ``False`` if ``timeout_s`` ran out."""
-        if not self._queue and (self._worker is None or not self._worker.is_alive()):
+        idle = not self._queue and not self._spill and (self._worker is None or not self._worker.is_alive())
+        if idle and not (self.spool is not None and self.spool.has_pending()):
             return True
         request = threading.Event()
         self._flush_requests.append(request)

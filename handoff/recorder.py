@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from handoff.config import Settings, current_settings
 from handoff.exporters.base import RecordExporter
+from handoff.exporters.otlp import attach_otlp
 from handoff.exporters.spans import SpanRecorder
 from handoff.exporters.writer import BatchStoreWriter, Counters, register_atexit, warn_once
 from handoff.ids import writer_name
@@ -35,6 +36,44 @@ def _store_exporter_factory(settings: Settings) -> Callable[[], RecordExporter]:
         )
 
     return build
+
+
+def _build_spool(settings: Settings) -> Any:
+    """The store's spool (no I/O until something is spooled); ``None`` if the settings are unusable."""
+    from handoff.exporters.spool import Spool
+
+    try:
+        return Spool(settings.store, root=settings.spool_dir, max_bytes=settings.spool_max_bytes)
+    except (ValueError, OSError) as exc:
+        warn_once("handoff: spooling is off (%s); records are dropped while the store is down", exc)
+        return None
+
+
+def _metrics_status() -> dict[str, Any]:
+    recorder = _recorder
+    if recorder is None:
+        return {}
+    status = recorder.writer.status()
+    spool = recorder.writer.spool
+    status["spool_bytes"] = spool.size_bytes() if spool is not None else 0
+    return status
+
+
+_metrics_registered = False
+
+
+def _register_metrics_once() -> None:
+    """Expose the counters of whichever recorder is in force as OpenTelemetry metrics (once per process)."""
+    global _metrics_registered
+    if _metrics_registered:
+        return
+    _metrics_registered = True
+    try:
+        from handoff.exporters.metrics import register_metrics
+
+        register_metrics(_metrics_status)
+    except Exception as exc:  # noqa: BLE001 - metrics are optional, recording is not
+        warn_once("handoff: cannot register OpenTelemetry metrics: %s", exc)
 
 
 def _build_scrubber(settings: Settings) -> Any:
@@ -60,14 +99,17 @@ class Recorder:
         self.counters = Counters()
         self.digest, self.digest_alg = _digest_function(settings.digest_key)
         self.spans = SpanRecorder(settings.tracer_provider)
+        self.otlp = attach_otlp(settings.otlp_endpoint, settings.tracer_provider)
         self.writer = BatchStoreWriter(
             exporter_factory or _store_exporter_factory(settings),
             max_queue=settings.max_queue,
             max_batch=settings.max_batch,
             flush_interval_s=settings.flush_interval_s,
             counters=self.counters,
+            spool=None if exporter_factory is not None else _build_spool(settings),
         )
         register_atexit(self.writer)
+        _register_metrics_once()
 
     def submit(self, record: Handoff | RunRecord | Event) -> None:
         """Hand a record to the background writer (never blocks, never raises)."""
