@@ -18,13 +18,14 @@ import bisect
 import functools
 import hashlib
 import hmac
+import itertools
 import json
 import logging
 import os
 import re
 import secrets as _random
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
 from handoff.secrets import SECRET_ENTITIES
@@ -39,40 +40,68 @@ PII_ENTITIES: tuple[str, ...] = (
 NER_ENTITIES: tuple[str, ...] = ("PERSON", "LOCATION")
 DEFAULT_ENTITIES: tuple[str, ...] = PII_ENTITIES + SECRET_ENTITIES
 _KNOWN_ENTITIES = frozenset(DEFAULT_ENTITIES + NER_ENTITIES)
+_PATTERN_PII = frozenset(PII_ENTITIES + NER_ENTITIES)
 
 _LINE_CACHE_SIZE = 65536
-_MULTILINE_ENTITIES = frozenset({"PRIVATE_KEY"})
+_MAX_CACHED_LINE = 4096
+_BATCH_CHARS = 2000
+_PHONE_MIN_DIGITS = 7
 _PEM_BLOCK = re.compile(
     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
     r"|(?:(?:\\n|\r?\n)[A-Za-z0-9+/=:\- ]+)+)"
 )
 _QUERY_KEYS = r"token|access_token|refresh_token|id_token|auth_token|api_key|apikey|client_secret|secret|password|sig|signature|x-amz-signature|x-amz-credential|session_?id|code_verifier"
 
-# A prefilter is a necessary condition for its entity, matched within one line: a line no
-# prefilter hits cannot hold a finding, so Presidio never sees it.
-_PREFILTERS: dict[str, re.Pattern[str]] = {
+_WORD = re.compile(r"\w+|[^\w\s]")
+_STOPWORDS = frozenset("a an and are as at be by for from has have in is it its of on or that the this to was were will with".split())
+_NO_DIGITS = str.maketrans("", "", "0123456789")
+_DATE_PREFIX = re.compile(r"\d{4}[\-/.]\d{1,2}[\-/.]\d{1,2}|\d{1,2}[\-/.]\d{1,2}[\-/.]\d{4}")
+_IPV4_LIKE = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
+_PHONE_CANDIDATE = re.compile(r"\+?\(?\d[\d \-.()]{5,20}\d")
+_PREFILTER_PATTERNS: dict[str, re.Pattern[str]] = {
     "EMAIL_ADDRESS": re.compile(r"\w@\w"),
-    "PHONE_NUMBER": re.compile(r"\+?\(?\d[\d \-.()]{5,20}\d"),
     "CREDIT_CARD": re.compile(r"\d(?:[ \-]?\d){12,18}"),
-    "IBAN_CODE": re.compile(r"(?i)\b[a-z]{2}\d{2}[ \-]?[a-z0-9]{4}[ \-]?[a-z0-9]{4}"),
+    "IBAN_CODE": re.compile(r"\b[A-Za-z]{2}\d{2}[ \-]?[A-Za-z0-9]{4}[ \-]?[A-Za-z0-9]{4}"),
     "IP_ADDRESS": re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|::|(?:[0-9a-fA-F]{1,4}:){3}"),
     "US_SSN": re.compile(r"\b\d{3}[\- .]\d{2}[\- .]\d{4}\b"),
     "CRYPTO": re.compile(r"(?<![a-zA-Z0-9])(?:bc1|[13])[a-zA-HJ-NP-Z0-9]{25,59}"),
-    "PRIVATE_KEY": re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY"),
-    "AWS_ACCESS_KEY": re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|AIPA)[A-Z0-9]{16}"),
-    "AWS_SECRET_KEY": re.compile(r"(?i)aws_?secret|secret_?access"),
-    "API_KEY": re.compile(r"sk-|_live_|_test_"),
-    "GITHUB_TOKEN": re.compile(r"gh[pousr]_|github_pat_"),
-    "SLACK_TOKEN": re.compile(r"xox[abposr]-"),
-    "JWT": re.compile(r"eyJ"),
-    "AUTH_TOKEN": re.compile(r"(?i)authorization|bearer|api-key|auth-token"),
-    "PASSWORD": re.compile(r"(?i)pass|pwd"),
-    "SECRET": re.compile(r"(?i)secret|token|api_?key|private_?key|credential"),
+    "AWS_ACCESS_KEY": re.compile(r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|AIPA)[A-Z0-9]{16}"),
     "URL_CREDENTIAL": re.compile(r"://[^\s/@]+@|[?&;](?i:" + _QUERY_KEYS + r")="),
-    "PERSON": re.compile(r"[A-Z][a-z]"),
-    "LOCATION": re.compile(r"[A-Z][a-z]"),
 }
-_PHONE_MIN_DIGITS = 7
+
+
+def _has_any(*needles: str) -> Callable[[str, str, int], bool]:
+    return lambda line, lower, digits: any(needle in lower for needle in needles)
+
+
+def _phone_gate(line: str, lower: str, digits: int) -> bool:
+    return digits >= _PHONE_MIN_DIGITS and any(_phone_shaped(m.group()) for m in _PHONE_CANDIDATE.finditer(line))
+
+
+# A gate is a necessary condition for its entity on one line, given the line, its lowercase
+# form and its digit count: a line no gate passes cannot hold a finding, so Presidio never sees it.
+_GATES: dict[str, Callable[[str, str, int], bool]] = {
+    "EMAIL_ADDRESS": lambda line, lower, digits: "@" in line,
+    "PHONE_NUMBER": _phone_gate,
+    "CREDIT_CARD": lambda line, lower, digits: digits >= 13,
+    "IBAN_CODE": lambda line, lower, digits: digits >= 2,
+    "IP_ADDRESS": lambda line, lower, digits: (digits >= 4 and "." in line) or line.count(":") >= 2,
+    "US_SSN": lambda line, lower, digits: digits >= 9,
+    "CRYPTO": lambda line, lower, digits: digits >= 1 and len(line) >= 26,
+    "PRIVATE_KEY": _has_any("private key"),
+    "AWS_ACCESS_KEY": lambda line, lower, digits: digits >= 1 and len(line) >= 20,
+    "AWS_SECRET_KEY": _has_any("secret"),
+    "API_KEY": _has_any("sk-", "_live_", "_test_"),
+    "GITHUB_TOKEN": _has_any("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "SLACK_TOKEN": _has_any("xox"),
+    "JWT": _has_any("eyj"),
+    "AUTH_TOKEN": _has_any("authorization", "bearer", "api-key", "auth-token"),
+    "PASSWORD": _has_any("pass", "pwd"),
+    "SECRET": _has_any("secret", "token", "key", "credential"),
+    "URL_CREDENTIAL": lambda line, lower, digits: "=" in line or "@" in line,
+    "PERSON": lambda line, lower, digits: True,
+    "LOCATION": lambda line, lower, digits: True,
+}
 
 # Data that looks like PII to a pattern: a PII finding whose whole text is one of these survives.
 _KEEP_PATTERNS = re.compile(
@@ -143,7 +172,7 @@ class Scrubber:
         self._allow = [_compile_allow(pattern) for pattern in allow]
         self._threshold = float(score_threshold)
         self._prefilters = _prefilters_for(self._entities, self._custom)
-        self._analyze_segment = functools.lru_cache(maxsize=_LINE_CACHE_SIZE)(self._analyze_segment_uncached)
+        self._lines = _LineCache(_LINE_CACHE_SIZE)
         self._pseudonym = functools.lru_cache(maxsize=_LINE_CACHE_SIZE)(self._pseudonym_uncached)
         self._custom_recognizers: list | None = None
 
@@ -211,12 +240,54 @@ class Scrubber:
 
     def _findings(self, text: str) -> list[Finding]:
         findings: list[Finding] = []
-        for start, end, entities in _segments(text, self._prefilters):
-            for rel in self._analyze_segment(text[start:end], entities):
-                findings.append(Finding(rel.entity, rel.start + start, rel.end + start, rel.score, rel.recognizer, rel.text))
-        return _without_overlaps(findings)
+        for start, end, is_key_block in _regions(text, "PRIVATE_KEY" in self._entities):
+            if is_key_block:
+                findings += _shifted(self._analyze_segment(text[start:end], frozenset({"PRIVATE_KEY"})), start)
+                continue
+            lines = text[start:end].split("\n")
+            for line, found in zip(lines, self._scan_lines(lines)):
+                if found:
+                    findings += _shifted(found, start)
+                start += len(line) + 1
+        return findings
 
-    def _analyze_segment_uncached(self, segment: str, entities: frozenset[str]) -> tuple[Finding, ...]:
+    def _scan_lines(self, lines: list[str]) -> list[tuple[Finding, ...]]:
+        """Findings per line: repeated lines come from the cache, the others are analyzed in one batch."""
+        found = [self._lines.get(line) for line in lines]
+        missing = {line: self._line_entities(line) for line, hit in zip(lines, found) if hit is None}
+        if missing:
+            fresh = self._analyze_lines([line for line, entities in missing.items() if entities], missing)
+            for line in missing:
+                self._lines.put(line, fresh.get(line, ()))
+            found = [fresh.get(line, ()) if hit is None else hit for line, hit in zip(lines, found)]
+        return found
+
+    def _line_entities(self, line: str) -> frozenset[str]:
+        """The entities whose prefilter passes on ``line``: a necessary condition for a finding."""
+        lower = line.lower()
+        digits = len(line) - len(line.translate(_NO_DIGITS))
+        return frozenset(
+            entity
+            for entity, gate, pattern in self._prefilters
+            if gate(line, lower, digits) and (pattern is None or pattern.search(line))
+        )
+
+    def _analyze_lines(self, lines: list[str], entities: dict[str, frozenset[str]]) -> dict[str, tuple[Finding, ...]]:
+        """Analyze ``lines`` joined into batches (one Presidio call per batch, not per line)."""
+        found: dict[str, tuple[Finding, ...]] = {}
+        for batch in _batches(lines):
+            text = "\n".join(batch)
+            starts = list(itertools.accumulate((len(line) + 1 for line in batch[:-1]), initial=0))
+            per_line: list[list[Finding]] = [[] for _ in batch]
+            wanted = frozenset().union(*(entities[line] for line in batch))
+            for finding in self._analyze_segment(text, wanted):
+                index = bisect.bisect_right(starts, finding.start) - 1
+                if finding.end <= starts[index] + len(batch[index]):  # a match across lines is not a finding
+                    per_line[index].append(finding._replace(start=finding.start - starts[index], end=finding.end - starts[index]))
+            found.update((line, tuple(line_findings)) for line, line_findings in zip(batch, per_line))
+        return found
+
+    def _analyze_segment(self, segment: str, entities: frozenset[str]) -> tuple[Finding, ...]:
         results = _engine(self._spacy_model).analyze(
             text=segment,
             language="en",
@@ -240,12 +311,12 @@ class Scrubber:
     def _keeps_finding(self, finding: Finding) -> bool:
         if not finding.text.strip() or any(p.fullmatch(finding.text) for p in self._allow):
             return False
-        if finding.entity in SECRET_ENTITIES:
-            return finding.score >= min(self._threshold, 0.5)
-        if _KEEP_PATTERNS.fullmatch(finding.text.strip()):
+        if finding.entity in _PATTERN_PII and _KEEP_PATTERNS.fullmatch(finding.text.strip()):
             return False
         if finding.entity == "PHONE_NUMBER":
-            return finding.score >= min(self._threshold, 0.4) and _looks_like_phone(finding.text)
+            # A valid number of phone shape counts without a context word at the default threshold.
+            passes = finding.score >= self._threshold or (finding.score >= 0.4 and self._threshold <= 0.5)
+            return passes and _phone_shaped(finding.text)
         return finding.score >= self._threshold
 
     def _scrub_json_bytes(self, data: bytes) -> bytes:
@@ -267,38 +338,61 @@ class Scrubber:
         return value
 
 
-def _segments(text: str, prefilters: dict[str, re.Pattern[str]]) -> list[tuple[int, int, frozenset[str]]]:
-    """Return the merged line spans (start, end, entities) that some prefilter hits."""
-    hits: dict[tuple[int, int], set[str]] = {}
-    for entity, pattern in prefilters.items():
-        for match in pattern.finditer(text):
-            if entity == "PHONE_NUMBER" and sum(c.isdigit() for c in match.group()) < _PHONE_MIN_DIGITS:
-                continue
-            span = _pem_span(text, match.start()) if entity in _MULTILINE_ENTITIES else _line_span(text, match.start())
-            hits.setdefault(span, set()).add(entity)
-    return _merge_spans(hits)
+class _LineCache:
+    """A bounded map from line to its findings; the oldest entry goes first when full.
+
+    Reads take no lock (a dict lookup is atomic); writers serialize so eviction stays consistent.
+    """
+
+    def __init__(self, max_entries: int) -> None:
+        self._max_entries = max_entries
+        self._entries: dict[str, tuple[Finding, ...]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, line: str) -> tuple[Finding, ...] | None:
+        return self._entries.get(line)
+
+    def put(self, line: str, findings: tuple[Finding, ...]) -> None:
+        if len(line) > _MAX_CACHED_LINE:
+            return
+        with self._lock:
+            if len(self._entries) >= self._max_entries:
+                del self._entries[next(iter(self._entries))]
+            self._entries[line] = findings
 
 
-def _line_span(text: str, pos: int) -> tuple[int, int]:
-    end = text.find("\n", pos)
-    return text.rfind("\n", 0, pos) + 1, len(text) if end < 0 else end
+def _batches(lines: list[str]) -> Iterator[list[str]]:
+    batch: list[str] = []
+    size = 0
+    for line in lines:
+        if batch and size + len(line) > _BATCH_CHARS:
+            yield batch
+            batch, size = [], 0
+        batch.append(line)
+        size += len(line) + 1
+    if batch:
+        yield batch
 
 
-def _pem_span(text: str, pos: int) -> tuple[int, int]:
-    match = _PEM_BLOCK.match(text, pos)
-    start, _ = _line_span(text, pos)
-    return start, _line_span(text, match.end() - 1)[1] if match else _line_span(text, pos)[1]
+def _regions(text: str, find_key_blocks: bool) -> list[tuple[int, int, bool]]:
+    """Split ``text`` into (start, end, is_key_block): private key blocks span lines, so they
+    are analyzed whole; everything else is analyzed line by line."""
+    if not find_key_blocks or "-----BEGIN" not in text:
+        return [(0, len(text), False)]
+    regions, cursor = [], 0
+    for match in _PEM_BLOCK.finditer(text):
+        start = text.rfind("\n", 0, match.start()) + 1
+        end = text.find("\n", match.end())
+        end = len(text) if end < 0 else end
+        if start < cursor:
+            continue
+        regions += [(cursor, start, False), (start, end, True)]
+        cursor = end
+    return regions + [(cursor, len(text), False)]
 
 
-def _merge_spans(hits: dict[tuple[int, int], set[str]]) -> list[tuple[int, int, frozenset[str]]]:
-    merged: list[tuple[int, int, set[str]]] = []
-    for (start, end), entities in sorted(hits.items()):
-        if merged and start < merged[-1][1]:
-            last_start, last_end, last_entities = merged[-1]
-            merged[-1] = (last_start, max(end, last_end), last_entities | entities)
-        else:
-            merged.append((start, end, set(entities)))
-    return [(start, end, frozenset(entities)) for start, end, entities in merged]
+def _shifted(findings: tuple[Finding, ...], offset: int) -> list[Finding]:
+    return [f._replace(start=f.start + offset, end=f.end + offset) for f in findings]
 
 
 def _without_overlaps(findings: list[Finding]) -> list[Finding]:
@@ -322,8 +416,11 @@ def _to_finding(result: Any, text: str) -> Finding:
     return Finding(result.entity_type, result.start, result.end, round(result.score, 2), recognizer, text[result.start : result.end])
 
 
-def _looks_like_phone(text: str) -> bool:
-    digits = sum(c.isdigit() for c in text)
+def _phone_shaped(text: str) -> bool:
+    """A phone number has ten digits or more, or starts with ``+`` or an area code in parentheses."""
+    digits = len(text) - len(text.translate(_NO_DIGITS))
+    if digits < _PHONE_MIN_DIGITS or _DATE_PREFIX.match(text) or _IPV4_LIKE.search(text):
+        return False
     return digits >= 10 or text.lstrip().startswith(("+", "("))
 
 
@@ -385,11 +482,14 @@ def _custom_spec(config: dict) -> Any:
     return SecretSpec(str(config["name"]), str(config["entity"]).upper(), regex, float(config.get("score", 0.8)), 1)
 
 
-def _prefilters_for(entities: tuple[str, ...], custom: list) -> dict[str, re.Pattern[str]]:
-    prefilters = {entity: _PREFILTERS[entity] for entity in entities if entity in _PREFILTERS}
-    for spec in custom:
-        prefilters.setdefault(spec.entity, re.compile(spec.regex, spec.flags))
-    return prefilters
+def _always(line: str, lower: str, digits: int) -> bool:
+    return True
+
+
+def _prefilters_for(entities: tuple[str, ...], custom: list) -> list[tuple[str, Callable, re.Pattern[str] | None]]:
+    """(entity, gate, pattern) per detectable entity; a custom recognizer's own regex is its prefilter."""
+    prefilters = [(entity, _GATES[entity], _PREFILTER_PATTERNS.get(entity)) for entity in entities if entity in _GATES]
+    return prefilters + [(spec.entity, _always, re.compile(spec.regex, spec.flags)) for spec in custom]
 
 
 def _compile_allow(pattern: str) -> re.Pattern[str]:
@@ -445,7 +545,6 @@ def _pii_recognizers() -> list:
         EmailRecognizer,
         IbanRecognizer,
         IpRecognizer,
-        PhoneRecognizer,
         UsSsnRecognizer,
     )
 
@@ -453,8 +552,59 @@ def _pii_recognizers() -> list:
     # Presidio validates email domains with tldextract's module default, which fetches the
     # public suffix list over HTTP; ours reads only the snapshot bundled with tldextract.
     email.validate_result = _has_public_suffix
-    phone = PhoneRecognizer(context=["phone", "tel", "telephone", "mobile", "cell", "call", "fax", "reach", "contact", "number", "sms"])
-    return [email, phone, CreditCardRecognizer(), IbanRecognizer(), IpRecognizer(), UsSsnRecognizer(), CryptoRecognizer()]
+    return [email, _phone_recognizer(), CreditCardRecognizer(), IbanRecognizer(), IpRecognizer(), UsSsnRecognizer(), CryptoRecognizer()]
+
+
+def _phone_recognizer() -> Any:
+    """Presidio's PhoneRecognizer, run on phone-shaped candidates instead of whole texts.
+
+    Stock Presidio runs phonenumbers' matcher over the whole text once per region (eight of
+    them), which costs about a millisecond per line. Here each candidate is parsed once when
+    it is international (``+…``) and once per region otherwise; a candidate that holds more
+    digits than one number falls back to the stock matcher.
+    """
+    import phonenumbers
+    from presidio_analyzer import RecognizerResult
+    from presidio_analyzer.predefined_recognizers import PhoneRecognizer
+
+    class CandidatePhoneRecognizer(PhoneRecognizer):
+        def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list:
+            results = []
+            for match in _PHONE_CANDIDATE.finditer(text):
+                candidate, offset = match.group(), match.start()
+                if not _phone_shaped(candidate):
+                    continue
+                if len(candidate) - len(candidate.translate(_NO_DIGITS)) > 15:  # several numbers in a row
+                    results += [_shift_result(r, offset) for r in super().analyze(candidate, entities, None)]
+                    continue
+                region = _valid_phone_region(phonenumbers, candidate, self.supported_regions)
+                if region:
+                    results.append(self._result(offset, match.end(), region))
+            return results
+
+        def _result(self, start: int, end: int, region: str) -> RecognizerResult:
+            metadata = {RecognizerResult.RECOGNIZER_NAME_KEY: self.name, RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id}
+            explanation = self._get_analysis_explanation(region)
+            return RecognizerResult(self.supported_entities[0], start, end, self.SCORE, explanation, metadata)
+
+    def _shift_result(result: RecognizerResult, offset: int) -> RecognizerResult:
+        result.start += offset
+        result.end += offset
+        return result
+
+    context = ["phone", "tel", "telephone", "mobile", "cell", "call", "fax", "reach", "contact", "number", "sms"]
+    return CandidatePhoneRecognizer(context=context, name="PhoneRecognizer")
+
+
+def _valid_phone_region(phonenumbers: Any, candidate: str, regions: Iterable[str]) -> str | None:
+    for region in (None,) if candidate.startswith("+") else regions:
+        try:
+            number = phonenumbers.parse(candidate, region)
+        except phonenumbers.NumberParseException:
+            continue
+        if phonenumbers.is_valid_number(number):
+            return phonenumbers.region_code_for_number(number)
+    return None
 
 
 @functools.lru_cache(maxsize=1)
@@ -469,33 +619,44 @@ def _has_public_suffix(email: str) -> bool:
 
 
 def _nlp_engine(spacy_model: str | None) -> Any:
-    """A Presidio NLP engine over an installed spaCy pipeline, or a blank English one; never downloads."""
+    """A Presidio NLP engine over an installed spaCy NER pipeline, or a model-free tokenizer; never downloads."""
+    if not spacy_model:
+        return _token_nlp_engine()
     import spacy
     from presidio_analyzer.nlp_engine import SpacyNlpEngine
 
-    if spacy_model:
-        if not spacy.util.is_package(spacy_model):
-            raise ScrubError(f"spaCy model {spacy_model!r} is not installed (pip install it; nothing is downloaded at run time)")
-        nlp = spacy.load(spacy_model, disable=["parser"])
-    else:
-        nlp = spacy.blank("en")
-        nlp.add_pipe(_lowercase_lemma_component())
-    engine = SpacyNlpEngine(models=[{"lang_code": "en", "model_name": spacy_model or "blank:en"}])
-    engine.nlp = {"en": nlp}  # loaded here, so Presidio never calls load() (which may download)
+    if not spacy.util.is_package(spacy_model):
+        raise ScrubError(f"spaCy model {spacy_model!r} is not installed (pip install it; nothing is downloaded at run time)")
+    engine = SpacyNlpEngine(models=[{"lang_code": "en", "model_name": spacy_model}])
+    engine.nlp = {"en": spacy.load(spacy_model, disable=["parser"])}  # loaded here: Presidio's load() may download
     return engine
 
 
-def _lowercase_lemma_component() -> str:
-    """Register (once) a component giving blank-pipeline tokens a lowercase lemma, for context words."""
-    from spacy.language import Language
+def _token_nlp_engine() -> Any:
+    """Presidio's model-free engine, plus word tokens and lowercase lemmas so context words still count.
 
-    name = "handoff_lowercase_lemma"
-    if not Language.has_factory(name):
-        Language.component(name, func=_set_lowercase_lemmas)
-    return name
+    spaCy's blank English pipeline would give the same tokens, but adds every unseen token
+    (each email, id, digest) to its vocabulary for the life of the process, and that costs
+    more than the recognizers on text that does not repeat.
+    """
+    from presidio_analyzer.nlp_engine import NlpArtifacts, NoOpNlpEngine
 
+    class TokenNlpEngine(NoOpNlpEngine):
+        engine_name = "handoff_tokens"
 
-def _set_lowercase_lemmas(doc: Any) -> Any:
-    for token in doc:
-        token.lemma_ = token.lower_
-    return doc
+        def process_text(self, text: str, language: str) -> NlpArtifacts:
+            matches = list(_WORD.finditer(text))
+            tokens = [m.group() for m in matches]
+            indices = [m.start() for m in matches]
+            lemmas = [token.lower() for token in tokens]
+            return NlpArtifacts([], tokens, indices, lemmas, self, language, [])
+
+        def is_stopword(self, word: str, language: str) -> bool:
+            return word.lower() in _STOPWORDS
+
+        def is_punct(self, word: str, language: str) -> bool:
+            return not any(c.isalnum() for c in word)
+
+    engine = TokenNlpEngine(models=[{"lang_code": "en", "model_name": "tokens"}])
+    engine.load()
+    return engine

