@@ -30,5 +30,9 @@ def _register() -> None:
     main.add_command(_runs.runs)
     main.add_command(_runs.show_content_command)
 
+    from handoff.cli import scrub as _scrub
+
+    main.add_command(_scrub.scrub_test)
+
 
 _register()
