@@ -72,6 +72,9 @@ def create_views(con: duckdb.DuckDBPyConnection, store: ObjectStore) -> None:
             f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM raw_{table} "
             f"QUALIFY row_number() OVER (PARTITION BY {keys} ORDER BY {order}) = 1"
         )
+    from handoff.queries.edges import create_edges_view
+
+    create_edges_view(con)
 
 
 def connect(store: ObjectStore | str | None = None) -> duckdb.DuckDBPyConnection:

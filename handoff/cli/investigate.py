@@ -1,0 +1,490 @@
+"""``handoff diff``, ``alerts``, ``check``, ``blast-radius``, ``health``, ``sql`` and ``views``: find the failing edge.
+
+Each command opens the store's views, calls one library function in ``handoff.queries`` and
+renders the result: a table on a terminal, ``--json`` for scripts (the shapes in
+docs/investigating.md are a contract), ``--markdown`` for an incident ticket.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import timedelta
+from typing import Any, Iterable
+
+import click
+
+from handoff.cli._common import errors_as_click, open_views
+from handoff.cli._options import json_option, markdown_option, since_option, store_option
+from handoff.cli._render import fmt, markdown_table, print_json, print_table
+
+#: Scans with more rows than this show a progress bar (on a terminal only).
+PROGRESS_MIN_ROWS = 5000
+
+
+def _progress(label: str):
+    """A wrapper for long iterables: a rich progress bar on a terminal, nothing when piped."""
+
+    def wrap(rows: list) -> Iterable:
+        if not sys.stdout.isatty() or len(rows) < PROGRESS_MIN_ROWS:
+            return rows
+        from rich.progress import track
+
+        return track(rows, description=label, transient=True)
+
+    return wrap
+
+
+def _duration(text: str) -> timedelta:
+    from handoff.durations import parse_duration
+
+    return parse_duration(text)
+
+
+def _lost_cell(lost: list[dict[str, str]]) -> str:
+    return "; ".join(f"{item['class']}: {item['text']}" for item in lost) or "-"
+
+
+def _emit(rows: list[list[Any]], columns: list[str], as_markdown: bool, title: str | None = None) -> None:
+    if as_markdown:
+        click.echo(markdown_table(columns, rows))
+    else:
+        print_table(columns, rows, title=title)
+
+
+# -- diff ------------------------------------------------------------------------------------------
+
+
+def _elide(text: str, context_words: int) -> str:
+    words = text.split(" ")
+    if context_words < 0 or len(words) <= 2 * context_words + 1:
+        return text
+    return " ".join(words[:context_words]) + " … " + " ".join(words[-context_words:]) if context_words else " … "
+
+
+def _elide_change(text: str, context_words: int) -> str:
+    """A long deletion or insertion keeps its start and end (changes get 4x the context of unchanged text)."""
+    words = text.split(" ")
+    keep = 4 * context_words
+    if context_words < 0 or len(words) <= 2 * keep + 1:
+        return text
+    return " ".join(words[:keep]) + f" …({len(words) - 2 * keep} words)… " + " ".join(words[-keep:])
+
+
+def render_ops(ops: list[tuple[str, str]], *, color: bool, context_words: int = 8) -> str:
+    """A word diff as text: ``[-deleted-]`` and ``{+inserted+}`` (red and green on a terminal)."""
+    parts = []
+    for tag, text in ops:
+        if tag == "equal":
+            parts.append(_elide(text, context_words))
+            continue
+        text = _elide_change(text, context_words)
+        if color:
+            parts.append(click.style(text, fg="red", strikethrough=True) if tag == "delete" else click.style(text, fg="green"))
+        else:
+            parts.append(f"[-{text}-]" if tag == "delete" else f"{{+{text}+}}")
+    return "".join(parts)
+
+
+def _delta_lines(result) -> list[str]:
+    lines = [f"constraints {result.a} → {result.b}: lost {len(result.lost)}, gained {len(result.gained)}"]
+    lines += [f"  - {item['class']}: {item['text']}" for item in result.lost]
+    lines += [f"  + {item['class']}: {item['text']}" for item in result.gained]
+    return lines
+
+
+def _header(result) -> str:
+    same = "identical" if result.identical else "differ"
+    return f"{result.run_id}  {result.a} ({(result.a_sha256 or '-')[:8]}) → {result.b} ({(result.b_sha256 or '-')[:8]}): {same}"
+
+
+def _diff_json(result) -> dict[str, Any]:
+    strip = lambda items: [{"class": i["class"], "text": i["text"]} for i in items]  # noqa: E731
+    return {
+        "run_id": result.run_id, "a": str(result.a), "b": str(result.b), "identical": result.identical,
+        "format": result.format, "ops": [{"op": tag, "text": text} for tag, text in result.ops],
+        "changes": result.changes, "lost": strip(result.lost), "gained": strip(result.gained),
+    }
+
+
+def _print_handoff_diff(result, constraints_only: bool, as_markdown: bool, context_words: int) -> None:
+    import json
+
+    body: list[str] = []
+    if not constraints_only:
+        if result.format == "json":
+            body.append(json.dumps(result.changes, indent=2, sort_keys=True) if result.changes else "(no structural change)")
+        elif result.format == "text":
+            body.append(render_ops(result.ops, color=sys.stdout.isatty() and not as_markdown, context_words=context_words))
+        else:
+            body.append("(content gone: compared by digest and stored constraint tokens only)")
+    if as_markdown:
+        click.echo(f"**{_header(result)}**\n")
+        if body:
+            click.echo("```\n" + body[0] + "\n```\n")
+        click.echo("\n".join(_delta_lines(result)))
+        return
+    click.echo(_header(result))
+    for text in body:
+        click.echo(text)
+    click.echo("\n".join(_delta_lines(result)))
+
+
+def _print_run_diff(run_a: str, run_b: str, rows, as_json: bool, as_markdown: bool) -> None:
+    if as_json:
+        print_json([
+            {"from": r.from_step, "to": r.to_step, "occurrence": r.occurrence, "a_handoff_id": r.a_handoff_id,
+             "b_handoff_id": r.b_handoff_id, "input": r.input, "output": r.output, "status": r.status}
+            for r in rows
+        ])
+        return
+    columns = ["#", "from → to", "A", "B", "input", "output", "status"]
+    table = [[i, f"{r.from_step or '-'} → {r.to_step}", r.a_handoff_id, r.b_handoff_id, r.input, r.output, r.status]
+             for i, r in enumerate(rows, start=1)]
+    if not as_markdown:
+        click.echo(f"A = {run_a}\nB = {run_b}")
+    _emit(table, columns, as_markdown)
+
+
+@click.command("diff")
+@click.argument("args", nargs=-1, required=True)
+@click.option("--runs", "compare_runs", is_flag=True, help="Compare two runs edge by edge by digest: diff --runs RUN1 RUN2.")
+@click.option("--constraints", "constraints_only", is_flag=True, help="Show only the constraint delta.")
+@click.option("--context", "context_words", default=8, show_default=True, type=click.IntRange(-1),
+              help="Unchanged words kept around each change (-1: all).")
+@store_option
+@json_option
+@markdown_option
+def diff_command(args: tuple[str, ...], compare_runs: bool, constraints_only: bool, context_words: int,
+                 store_url: str | None, as_json: bool, as_markdown: bool) -> None:
+    """Diff RUN_ID A [B]: A's output against B's input (add :in / :out to choose sides).
+
+    With only A, diff A's own input against its output. Text gets a word-level diff, JSON a
+    structural diff; --constraints shows only the constraints lost and gained. With --runs,
+    compare two runs handoff by handoff (matched on from → to and order) by digest, which works
+    after retention has dropped the content.
+
+    Example:
+
+        handoff diff run_01JD8X2K7M4Q9V3T6B1N5C8R2P hf-2 hf-4 --constraints
+    """
+    from handoff.queries.diff import diff_handoffs, diff_runs, parse_side
+
+    with errors_as_click():
+        if compare_runs:
+            if len(args) != 2:
+                raise click.UsageError("diff --runs takes two run ids: handoff diff --runs RUN1 RUN2")
+            _store, con = open_views(store_url)
+            _print_run_diff(args[0], args[1], diff_runs(con, args[0], args[1]), as_json, as_markdown)
+            return
+        if len(args) not in (2, 3):
+            raise click.UsageError("diff takes RUN_ID A [B], e.g. handoff diff RUN hf-2 hf-4")
+        run_id = args[0]
+        a = parse_side(args[1], "out" if len(args) == 3 else "in")
+        b = parse_side(args[2], "in") if len(args) == 3 else parse_side(f"{a.handoff_id}:out", "out")
+        store, con = open_views(store_url)
+        result = diff_handoffs(store, con, run_id, a, b)
+    if as_json:
+        print_json(_diff_json(result))
+    else:
+        _print_handoff_diff(result, constraints_only, as_markdown, context_words)
+
+
+# -- alerts ----------------------------------------------------------------------------------------
+
+
+@click.command("alerts")
+@since_option
+@click.option("--max-ratio", default=0.25, show_default=True, type=float, help="Alert below this output/input size ratio.")
+@click.option("--min-bytes", default=1024, show_default=True, type=click.IntRange(0), help="Ignore inputs smaller than this.")
+@click.option("--step-ratio", "step_ratios", multiple=True, metavar="STEP=RATIO", help="Per-step --max-ratio (repeatable).")
+@store_option
+@json_option
+@markdown_option
+def alerts_command(since: str, max_ratio: float, min_bytes: int, step_ratios: tuple[str, ...],
+                   store_url: str | None, as_json: bool, as_markdown: bool) -> None:
+    """Compression alerts: transform steps and edges that handed on much less than they got.
+
+    An agent step's own output is naturally smaller than its input and is not alerted on.
+    Each alert lists the constraints lost.
+
+    Example:
+
+        handoff alerts --since 24h --max-ratio 0.25 --step-ratio orchestrator.compress_v3=0.1
+    """
+    from handoff.queries.alerts import find_alerts, parse_step_ratio
+    from handoff.queries.checks import lost_details
+
+    with errors_as_click():
+        ratios = dict(parse_step_ratio(text) for text in step_ratios)
+        store, con = open_views(store_url)
+        alerts = find_alerts(con, since=_duration(since), max_ratio=max_ratio, min_bytes=min_bytes, step_ratios=ratios)
+        details = [lost_details(store, con, alert) for alert in alerts]
+    if as_json:
+        print_json([
+            {"run_id": a.run_id, "handoff_id": a.handoff_id, "parent_handoff_id": a.parent_handoff_id, "check": a.check,
+             "severity": a.severity, "status": a.status, "lost": lost, "ratio": round(a.ratio, 4)}
+            for a, lost in zip(alerts, details)
+        ])
+        return
+    if not alerts:
+        click.echo(f"no compression alerts in the last {since}")
+        return
+    columns = ["run", "handoff", "parent", "from → to", "alert", "severity", "ratio", "in → out", "lost"]
+    rows = [[a.run_id, a.handoff_id, a.parent_handoff_id, f"{a.from_step or '-'} → {a.to_step}", a.check, a.severity,
+             f"{a.ratio:.2f}", f"{a.input_bytes} → {a.output_bytes} B", _lost_cell(lost)] for a, lost in zip(alerts, details)]
+    _emit(rows, columns, as_markdown)
+
+
+# -- check -----------------------------------------------------------------------------------------
+
+
+def _breaker(runs: int, window: str, webhook: str | None):
+    from handoff.queries.health import CircuitBreaker
+
+    return CircuitBreaker(threshold_runs=runs, window=_duration(window), webhook_url=webhook)
+
+
+breaker_runs_option = click.option("--breaker-runs", default=3, show_default=True, type=click.IntRange(1),
+                                   help="Circuit breaker: alert once when a HIGH check fails on this many runs...")
+breaker_window_option = click.option("--breaker-window", default="15m", show_default=True, metavar="DURATION",
+                                     help="...within this window.")
+
+
+def _import_plugins(modules: tuple[str, ...]) -> None:
+    import importlib
+
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise click.ClickException(f"cannot import check module {name}: {exc}") from None
+
+
+@click.command("check")
+@click.argument("run_id", required=False)
+@since_option
+@click.option("--plugin", "plugins", multiple=True, metavar="MODULE", help="Import a module that registers checks (repeatable).")
+@click.option("--no-record", is_flag=True, help="Do not write the results to the checks table.")
+@click.option("--strict", is_flag=True, help="Exit with status 2 when any check fails.")
+@breaker_runs_option
+@breaker_window_option
+@click.option("--webhook", envvar="HANDOFF_ALERT_WEBHOOK", default=None, metavar="URL",
+              help="POST circuit-breaker alerts here as JSON (env HANDOFF_ALERT_WEBHOOK).")
+@store_option
+@json_option
+@markdown_option
+def check_command(run_id: str | None, since: str, plugins: tuple[str, ...], no_record: bool, strict: bool,
+                  breaker_runs: int, breaker_window: str, webhook: str | None,
+                  store_url: str | None, as_json: bool, as_markdown: bool) -> None:
+    """Run the named checks on one run, or on every run in --since, and record every result.
+
+    Built in: edge-constraints (every edge, parent output → child input) and
+    transform-constraints (inside every transform step, input → output), both HIGH. Passes are
+    recorded too. A HIGH check failing on --breaker-runs runs within --breaker-window raises one
+    circuit-breaker alert (log, OpenTelemetry event, webhook).
+
+    Example:
+
+        handoff check run_01JD8X2K7M4Q9V3T6B1N5C8R2P --json
+    """
+    from handoff.queries.checks import lost_details, run_checks, write_results
+
+    _import_plugins(plugins)
+    with errors_as_click():
+        store, con = open_views(store_url)
+        breaker = _breaker(breaker_runs, breaker_window, webhook)
+        results = run_checks(con, run_id=run_id, since=None if run_id else _duration(since), progress=_progress("checking"))
+        if not no_record and results:
+            write_results(store, results)
+        trips = breaker.evaluate(results)
+        details = [lost_details(store, con, r) if r.status == "fail" else [] for r in results]
+    _print_checks(results, details, run_id, as_json, as_markdown)
+    for trip in trips:
+        click.echo(trip.message(), err=True)
+    if strict and any(r.status == "fail" for r in results):
+        sys.exit(2)
+
+
+def _print_checks(results, details, run_id: str | None, as_json: bool, as_markdown: bool) -> None:
+    if as_json:
+        print_json([
+            {"run_id": r.run_id, "handoff_id": r.handoff_id, "parent_handoff_id": r.parent_handoff_id, "check": r.check,
+             "severity": r.severity, "status": r.status, "lost": lost}
+            for r, lost in zip(results, details)
+        ])
+        return
+    failed = [(r, lost) for r, lost in zip(results, details) if r.status == "fail"]
+    runs = len({r.run_id for r in results})
+    click.echo(f"{len(results)} checks on {runs} runs: {len(results) - len(failed)} passed, {len(failed)} failed")
+    # One run: every result (a pass is information). A window: only the failures.
+    shown = list(zip(results, details)) if run_id else failed
+    if not shown:
+        return
+    columns = ["run", "handoff", "parent", "from → to", "check", "severity", "status", "lost"]
+    rows = [[r.run_id, r.handoff_id, r.parent_handoff_id, f"{r.from_step or '-'} → {r.to_step}", r.check, r.severity,
+             r.status, _lost_cell(lost)] for r, lost in shown]
+    _emit(rows, columns, as_markdown)
+
+
+# -- blast radius ----------------------------------------------------------------------------------
+
+
+@click.command("blast-radius")
+@click.argument("run_id")
+@click.argument("handoff_id")
+@click.option("--since", default="365d", show_default=True, metavar="DURATION", help="Look back this far.")
+@click.option("--same", "same", multiple=True, type=click.Choice(["template", "model", "prompt_pack", "input"]),
+              help="Also require the same template, model, prompt pack or input digest (repeatable).")
+@click.option("--token", "tokens", multiple=True, metavar="TOKEN", help="Search for these lost tokens instead (repeatable).")
+@click.option("--where", default=None, metavar="SQL", help="An extra SQL predicate over the searched view's columns.")
+@store_option
+@json_option
+@markdown_option
+def blast_radius_command(run_id: str, handoff_id: str, since: str, same: tuple[str, ...], tokens: tuple[str, ...],
+                         where: str | None, store_url: str | None, as_json: bool, as_markdown: bool) -> None:
+    """Find every run the same fault reached: same from → to, same constraints lost.
+
+    The signature comes from RUN_ID/HANDOFF_ID (a transform step's own loss, else the loss on
+    the edge into it). Runs on digest rows, so it covers the whole digest-tier window.
+
+    Example:
+
+        handoff blast-radius run_01JD8X2K7M4Q9V3T6B1N5C8R2P hf-3 --since 90d --same template
+    """
+    from handoff.queries.blast import blast_radius, counts_per_day
+
+    with errors_as_click():
+        _store, con = open_views(store_url)
+        if sys.stdout.isatty():
+            con.execute("SET enable_progress_bar = true")
+        signature, matches = blast_radius(con, run_id, handoff_id, since=_duration(since), same=same,
+                                          tokens=tokens or None, where=where)
+    if as_json:
+        print_json([{"run_id": m.run_id, "handoff_id": m.handoff_id, "ts": m.ts} for m in matches])
+        return
+    lost = ", ".join(signature.lost) or "-"
+    click.echo(f"signature: {signature.from_step or '-'} → {signature.to_step} ({signature.scope}) lost {lost}"
+               + "".join(f" {column}={value}" for column, value in signature.same)
+               + (f" where {signature.where}" if signature.where else ""))
+    click.echo(f"{len({m.run_id for m in matches})} runs matched in the last {since}")
+    if matches:
+        _emit([[day.isoformat(), count] for day, count in counts_per_day(matches)], ["day", "runs"], as_markdown)
+        _emit([[m.run_id, m.handoff_id, m.ts] for m in matches], ["run", "handoff", "ts"], as_markdown)
+
+
+# -- health ----------------------------------------------------------------------------------------
+
+
+@click.command("health")
+@click.option("--since", default="7d", show_default=True, metavar="DURATION", help="Look back this far.")
+@click.option("--by", default="to", show_default=True, type=click.Choice(["to", "from", "model", "template", "prompt_pack", "kind"]),
+              help="Group by consumer step (to), producer (from) or config.")
+@breaker_runs_option
+@breaker_window_option
+@store_option
+@json_option
+@markdown_option
+def health_command(since: str, by: str, breaker_runs: int, breaker_window: str,
+                   store_url: str | None, as_json: bool, as_markdown: bool) -> None:
+    """Per step: runs, error and fallback rates, fallbacks by name, failing checks.
+
+    Also shows the circuit breakers the recorded check results would open.
+
+    Example:
+
+        handoff health --since 7d --by to
+    """
+    from handoff.queries.health import failing_results, step_health
+
+    with errors_as_click():
+        window = _duration(since)
+        _store, con = open_views(store_url)
+        steps = step_health(con, since=window, by=by)
+        trips = _breaker(breaker_runs, breaker_window, None).evaluate(failing_results(con, since=window), emit=False)
+    if as_json:
+        print_json({
+            "steps": [{"step": s.step, "runs": s.runs, "handoffs": s.handoffs, "error_rate": round(s.error_rate, 4),
+                       "fallback_rate": round(s.fallback_rate, 4), "degraded_rate": round(s.degraded_rate, 4),
+                       "fallbacks": s.fallbacks, "failing_checks": s.failing_checks} for s in steps],
+            "breakers": [t.as_dict() for t in trips],
+        })
+        return
+    if not steps:
+        click.echo(f"no handoffs in the last {since}")
+        return
+    columns = [by, "runs", "handoffs", "errors", "fallbacks", "degraded", "fallbacks by name", "failing checks"]
+    rows = [[s.step, s.runs, s.handoffs, f"{s.error_rate:.0%}", f"{s.fallback_rate:.0%}", f"{s.degraded_rate:.0%}",
+             ", ".join(f"{k} ({v})" for k, v in s.fallbacks.items()) or "-",
+             ", ".join(f"{k} ({v} runs)" for k, v in s.failing_checks.items()) or "-"] for s in steps]
+    _emit(rows, columns, as_markdown)
+    for s in steps:
+        if s.degraded_runs:
+            click.echo(("- " if as_markdown else "") + s.summary())
+    for trip in trips:
+        click.echo(("- " if as_markdown else "") + trip.message())
+
+
+# -- sql and views ---------------------------------------------------------------------------------
+
+
+@click.command("sql")
+@click.argument("statement")
+@store_option
+@json_option
+@markdown_option
+def sql_command(statement: str, store_url: str | None, as_json: bool, as_markdown: bool) -> None:
+    """Run an SQL query over the views (handoffs, edges, runs, events, checks, content, annotations).
+
+    Example:
+
+        handoff sql "SELECT to_step, count(*) FROM edges WHERE len(lost) > 0 GROUP BY ALL"
+    """
+    import duckdb
+
+    from handoff.queries.db import translate
+
+    with errors_as_click():
+        _store, con = open_views(store_url)
+        try:
+            cursor = con.execute(statement)
+            columns = [column[0] for column in cursor.description or []]
+            rows = cursor.fetchall() if columns else []
+        except duckdb.Error as exc:
+            raise translate(exc) from exc
+    if as_json:
+        print_json([dict(zip(columns, row)) for row in rows])
+    elif columns:
+        _emit([list(row) for row in rows], columns, as_markdown)
+
+
+#: The views ``handoff views`` lists, in this order (each ``raw_<table>`` is also there, undeduplicated).
+VIEWS = ("handoffs", "edges", "runs", "events", "checks", "annotations", "content")
+
+
+@click.command("views")
+@store_option
+@json_option
+def views_command(store_url: str | None, as_json: bool) -> None:
+    """List the views you can query with `handoff sql`, and their columns and types.
+
+    Example:
+
+        handoff views --json
+    """
+    from handoff.queries.db import query
+
+    with errors_as_click():
+        _store, con = open_views(store_url)
+        listing = {view: [(row["column_name"], row["data_type"]) for row in query(
+            con, "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+            [view])] for view in VIEWS}
+    if as_json:
+        print_json({view: [{"name": n, "type": t} for n, t in columns] for view, columns in listing.items()})
+        return
+    for view, columns in listing.items():
+        click.echo(f"{view}: " + ", ".join(f"{name} {kind}" for name, kind in columns))
+
+
+#: Every command this module adds to ``handoff``.
+COMMANDS = (diff_command, alerts_command, check_command, blast_radius_command, health_command, sql_command, views_command)

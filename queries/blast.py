@@ -1,0 +1,154 @@
+"""Blast radius: every run the same fault reached.
+
+A fault's :class:`Signature` is derived from one handoff: the same ``from → to`` and the same
+lost constraint tokens. Where the loss happened decides the scope: a ``transform`` step that
+dropped constraints between its own input and output is matched on the ``handoffs`` view (scope
+``step``); otherwise the loss on the edge from its parent is matched on the ``edges`` view (scope
+``edge``). A run matches when every signature token was carried upstream and none of them arrived
+downstream. Options narrow it further (same template, model, prompt pack or input digest) and an
+SQL predicate (``where``) gives custom signatures. Everything runs on digest rows, so the search
+covers the whole digest-tier window.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
+from typing import Any
+
+import duckdb
+
+from handoff.errors import HandoffNotFound, RunNotFound
+from handoff.queries.db import query
+from handoff.queries.edges import lost_in_step_sql
+
+#: Attributes a signature can also require to be equal: option name -> handoffs column.
+SAME_OPTIONS = {"template": "template", "model": "model", "prompt_pack": "prompt_pack", "input": "input_sha256"}
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What identifies a fault: where it happened, what it lost, and optional extra equalities."""
+
+    scope: str
+    from_step: str | None
+    to_step: str
+    lost: tuple[str, ...]
+    same: tuple[tuple[str, Any], ...] = ()
+    where: str | None = None
+
+
+@dataclass(frozen=True)
+class Match:
+    """One run the fault reached: the handoff where it happened and when."""
+
+    run_id: str
+    handoff_id: str
+    ts: datetime
+
+
+def _seed(con: duckdb.DuckDBPyConnection, run_id: str, handoff_id: str) -> dict[str, Any]:
+    rows = query(
+        con,
+        f"SELECT *, {lost_in_step_sql()} AS step_lost FROM handoffs WHERE run_id = ? AND handoff_id = ?",
+        [run_id, handoff_id],
+    )
+    if rows:
+        return rows[0]
+    if not query(con, "SELECT 1 FROM handoffs WHERE run_id = ? LIMIT 1", [run_id]):
+        raise RunNotFound(run_id)
+    raise HandoffNotFound(run_id, handoff_id)
+
+
+def _edge_lost(con: duckdb.DuckDBPyConnection, run_id: str, handoff_id: str) -> tuple[str | None, list[str]]:
+    rows = query(
+        con,
+        "SELECT from_step, lost FROM edges WHERE run_id = ? AND handoff_id = ? ORDER BY len(lost) DESC, parent_handoff_id",
+        [run_id, handoff_id],
+    )
+    return (rows[0]["from_step"], list(rows[0]["lost"])) if rows else (None, [])
+
+
+def derive_signature(
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    handoff_id: str,
+    *,
+    same: tuple[str, ...] = (),
+    tokens: tuple[str, ...] | None = None,
+    where: str | None = None,
+) -> Signature:
+    """Derive the fault signature of one handoff; raise ``ValueError`` when it lost nothing to search for."""
+    seed = _seed(con, run_id, handoff_id)
+    step_lost = list(seed["step_lost"] or []) if seed["kind"] == "transform" else []
+    edge_from, edge_lost = _edge_lost(con, run_id, handoff_id)
+    if step_lost or (seed["kind"] == "transform" and tokens and not edge_lost):
+        scope, from_step, lost = "step", seed["from_step"], step_lost
+    else:
+        scope, from_step, lost = "edge", edge_from, edge_lost
+    lost = list(tokens) if tokens else lost
+    if not lost and not where:
+        raise ValueError(f"{run_id}/{handoff_id} lost no constraints: pass --token or --where to search for something")
+    unknown = [name for name in same if name not in SAME_OPTIONS]
+    if unknown:
+        raise ValueError(f"bad --same {unknown[0]!r}: use one of {', '.join(SAME_OPTIONS)}")
+    equal = tuple((SAME_OPTIONS[name], seed[SAME_OPTIONS[name]]) for name in same)
+    return Signature(scope, from_step, seed["to_step"], tuple(sorted(set(lost))), equal, where)
+
+
+def _match_sql(signature: Signature) -> tuple[str, str, str]:
+    """``(view, upstream column, downstream column)`` for a signature's scope."""
+    if signature.scope == "step":
+        return "handoffs", "input_constraints", "output_constraints"
+    return "edges", "upstream", "downstream"
+
+
+def find_matches(
+    con: duckdb.DuckDBPyConnection,
+    signature: Signature,
+    *,
+    since: timedelta = timedelta(days=365),
+    now: datetime | None = None,
+) -> list[Match]:
+    """Every handoff in the window that carries the signature, oldest first (one per run and handoff)."""
+    view, upstream, downstream = _match_sql(signature)
+    start = (now or datetime.now(timezone.utc)) - since
+    where = ["ts >= ?", "dt >= ?", "to_step = ?"]
+    params: list[Any] = [start, start.date(), signature.to_step]
+    where.append("from_step IS NOT DISTINCT FROM ?")
+    params.append(signature.from_step)
+    if signature.lost:
+        where.append(f"list_has_all({upstream}, ?::VARCHAR[]) AND NOT list_has_any({downstream}, ?::VARCHAR[])")
+        params += [list(signature.lost), list(signature.lost)]
+    for column, value in signature.same:
+        where.append(f"{column} IS NOT DISTINCT FROM ?")
+        params.append(value)
+    if signature.where:
+        where.append(f"({signature.where})")
+    sql = f"SELECT DISTINCT run_id, handoff_id, ts FROM {view} WHERE {' AND '.join(where)} ORDER BY ts, run_id, handoff_id"
+    return [Match(row["run_id"], row["handoff_id"], row["ts"]) for row in query(con, sql, params)]
+
+
+def counts_per_day(matches: list[Match]) -> list[tuple[date, int]]:
+    """``[(day, matching runs)]`` in day order."""
+    runs_by_day = {(m.ts.astimezone(timezone.utc).date(), m.run_id) for m in matches}
+    per_day = Counter(day for day, _run in runs_by_day)
+    return sorted(per_day.items())
+
+
+def blast_radius(
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    handoff_id: str,
+    *,
+    since: timedelta = timedelta(days=365),
+    same: tuple[str, ...] = (),
+    tokens: tuple[str, ...] | None = None,
+    where: str | None = None,
+    now: datetime | None = None,
+) -> tuple[Signature, list[Match]]:
+    """Derive the signature of ``run_id``/``handoff_id`` and find every run it reached (the seed included)."""
+    signature = derive_signature(con, run_id, handoff_id, same=same, tokens=tokens, where=where)
+    return signature, find_matches(con, signature, since=since, now=now)
+

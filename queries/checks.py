@@ -1,0 +1,245 @@
+"""Named checks over handoffs and edges, with severities, and their results in the ``checks`` table.
+
+Two checks are built in, both HIGH and both run on constraint tokens, so on digest rows:
+
+- ``edge-constraints``: on every edge, no constraint of the parent's output is missing from the
+  child's input;
+- ``transform-constraints``: inside every ``transform`` step, no constraint of its input is
+  missing from its output. An ``agent`` step's own input → output is not checked: reasoning
+  over an input is expected to drop most of it.
+
+Users add their own with :func:`register_check`; a check is a callable over one row of the
+``edges`` view (``on="edge"``) or of the ``handoffs`` view (``on="handoff"``). Every result is
+kept, passes included: a check that records only failures cannot be told from one that never ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import duckdb
+
+from handoff.errors import RunNotFound
+from handoff.queries.db import query
+from handoff.store.base import ObjectStore
+
+SEVERITIES = ("HIGH", "MED", "LOW")
+TARGETS = ("edge", "handoff")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a check callable may return instead of a bool: pass/fail, lost tokens, a note."""
+
+    passed: bool
+    lost: tuple[str, ...] = ()
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Check:
+    """A registered check: its name, severity, target (``edge`` or ``handoff``) and callable.
+
+    The callable gets one view row as a dict and returns ``True``/``False``, an
+    :class:`Outcome`, or ``None`` when the check does not apply to that row (no result kept).
+    """
+
+    name: str
+    severity: str
+    fn: Callable[[dict[str, Any]], Any]
+    on: str = "edge"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One check applied to one handoff or edge; ``lost`` holds constraint tokens."""
+
+    run_id: str
+    handoff_id: str
+    parent_handoff_id: str | None
+    ts: datetime
+    check: str
+    severity: str
+    status: str
+    lost: tuple[str, ...] = ()
+    detail: str = ""
+    from_step: str | None = None
+    to_step: str | None = None
+    seq: int = 0
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+_REGISTRY: dict[str, Check] = {}
+
+
+def register_check(name: str, severity: str, fn: Callable[[dict[str, Any]], Any], *, on: str = "edge") -> Check:
+    """Register (or replace) a named check; raise ``ValueError`` on a bad severity or target."""
+    if severity not in SEVERITIES:
+        raise ValueError(f"bad severity {severity!r}: use one of {', '.join(SEVERITIES)}")
+    if on not in TARGETS:
+        raise ValueError(f"bad check target {on!r}: use 'edge' or 'handoff'")
+    if not name or not callable(fn):
+        raise ValueError("a check needs a name and a callable")
+    check = Check(name, severity, fn, on)
+    _REGISTRY[name] = check
+    return check
+
+
+def unregister_check(name: str) -> None:
+    """Remove a user check (built-in checks can be removed too); unknown names are ignored."""
+    _REGISTRY.pop(name, None)
+
+
+def registered_checks() -> list[Check]:
+    """Every registered check, in registration order."""
+    return list(_REGISTRY.values())
+
+
+def _edge_constraints(edge: dict[str, Any]) -> Outcome:
+    lost = tuple(edge["lost"] or ())
+    return Outcome(not lost, lost, f"lost {len(lost)} of {len(edge['upstream'] or ())} constraints" if lost else "")
+
+
+def _transform_constraints(handoff: dict[str, Any]) -> Outcome | None:
+    if handoff["kind"] != "transform" or handoff["status"] != "ok":
+        return None
+    kept = set(handoff["output_constraints"] or ())
+    carried = handoff["input_constraints"] or ()
+    lost = tuple(sorted({token for token in carried if token not in kept}))
+    return Outcome(not lost, lost, f"lost {len(lost)} of {len(set(carried))} constraints" if lost else "")
+
+
+register_check("edge-constraints", "HIGH", _edge_constraints, on="edge")
+register_check("transform-constraints", "HIGH", _transform_constraints, on="handoff")
+
+
+def _window_clause(run_id: str | None, since: timedelta | None, now: datetime | None) -> tuple[str, list[Any]]:
+    if run_id is not None:
+        return "run_id = ?", [run_id]
+    start = (now or datetime.now(timezone.utc)) - (since or timedelta(hours=24))
+    return "ts >= ? AND dt >= ?", [start, start.date()]
+
+
+def load_targets(
+    con: duckdb.DuckDBPyConnection, *, run_id: str | None = None, since: timedelta | None = None, now: datetime | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Return ``(edges, handoffs)`` rows of one run, or of every run in the window; raise ``RunNotFound``."""
+    where, params = _window_clause(run_id, since, now)
+    handoffs = query(con, f"SELECT * EXCLUDE (config, attributes) FROM handoffs WHERE {where} ORDER BY run_id, seq", params)
+    if run_id is not None and not handoffs:
+        raise RunNotFound(run_id)
+    edges = query(con, f"SELECT * FROM edges WHERE {where} ORDER BY run_id, seq, parent_handoff_id", params)
+    return edges, handoffs
+
+
+def _as_outcome(value: Any) -> Outcome | None:
+    if value is None or isinstance(value, Outcome):
+        return value
+    return Outcome(bool(value))
+
+
+def _result(check: Check, row: dict[str, Any], outcome: Outcome) -> CheckResult:
+    edge = check.on == "edge"
+    return CheckResult(
+        run_id=row["run_id"],
+        handoff_id=row["handoff_id"],
+        parent_handoff_id=row["parent_handoff_id"] if edge else None,
+        ts=row["ts"],
+        check=check.name,
+        severity=check.severity,
+        status="pass" if outcome.passed else "fail",
+        lost=tuple(outcome.lost),
+        detail=outcome.detail,
+        from_step=row["from_step"],
+        to_step=row["to_step"],
+        seq=row["seq"] or 0,
+    )
+
+
+def apply_checks(
+    rows: Iterable[tuple[str, dict[str, Any]]], checks: list[Check] | None = None
+) -> Iterator[CheckResult]:
+    """Apply every check whose target matches to ``(target, row)`` pairs; yield one result per applicable check."""
+    checks = registered_checks() if checks is None else checks
+    for target, row in rows:
+        for check in checks:
+            if check.on != target:
+                continue
+            outcome = _as_outcome(check.fn(row))
+            if outcome is not None:
+                yield _result(check, row, outcome)
+
+
+def run_checks(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    run_id: str | None = None,
+    since: timedelta | None = None,
+    now: datetime | None = None,
+    checks: list[Check] | None = None,
+    progress: Callable[[list], Iterable] | None = None,
+) -> list[CheckResult]:
+    """Run the checks over one run (or every run in ``since``); results sorted by run, step order, check."""
+    edges, handoffs = load_targets(con, run_id=run_id, since=since, now=now)
+    rows = [("edge", row) for row in edges] + [("handoff", row) for row in handoffs]
+    iterable = progress(rows) if progress is not None else rows
+    results = list(apply_checks(iterable, checks))
+    # An edge into a step comes before the check inside it: the order data flows.
+    results.sort(key=lambda r: (r.run_id, r.seq, r.parent_handoff_id is None, r.parent_handoff_id or "", r.check))
+    return results
+
+
+def result_rows(results: Iterable[CheckResult], checked_ts: datetime) -> list[dict[str, Any]]:
+    """Rows of the ``checks`` table for ``results``."""
+    return [
+        {
+            "run_id": r.run_id, "handoff_id": r.handoff_id, "parent_handoff_id": r.parent_handoff_id, "ts": r.ts,
+            "check": r.check, "severity": r.severity, "status": r.status, "lost": list(r.lost),
+            "detail": r.detail, "checked_ts": checked_ts,
+        }
+        for r in results
+    ]
+
+
+def write_results(store: ObjectStore, results: list[CheckResult], *, checked_ts: datetime | None = None) -> list[str]:
+    """Append results to the ``checks`` table, one file per day partition; return the keys written."""
+    from handoff.ids import writer_name
+    from handoff.store.tables import to_table, write_table
+
+    checked_ts = checked_ts or datetime.now(timezone.utc)
+    by_day: dict[str, list[dict[str, Any]]] = {}
+    for row in result_rows(results, checked_ts):
+        by_day.setdefault(row["ts"].astimezone(timezone.utc).strftime("%Y-%m-%d"), []).append(row)
+    writer = writer_name()
+    return [write_table(store, "checks", day, writer, n, to_table("checks", rows)) for n, (day, rows) in enumerate(sorted(by_day.items()))]
+
+
+def lost_details(store: ObjectStore, con: duckdb.DuckDBPyConnection, result: Any) -> list[dict[str, str]]:
+    """The lost constraints of a :class:`CheckResult` (or an alert) as ``{"class", "text"}``, ``text`` as written upstream.
+
+    Upstream is the parent's output for an edge, the step's own input for a step check. When
+    that content is gone (digest tier), ``text`` is the normalized value from the token.
+    """
+    if not result.lost:
+        return []
+    written = _upstream_texts(store, con, result)
+    return [{"class": token.split(":", 1)[0], "text": written.get(token, token.split(":", 1)[1])} for token in result.lost]
+
+
+def _upstream_texts(store: ObjectStore, con: duckdb.DuckDBPyConnection, result: Any) -> dict[str, str]:
+    from handoff.constraints import find_constraints
+    from handoff.errors import HandoffError
+    from handoff.queries.content import fetch_content
+
+    handoff_id, side = (result.parent_handoff_id, "out") if result.parent_handoff_id else (result.handoff_id, "in")
+    try:
+        data = fetch_content(store, con, result.run_id, handoff_id, side)
+    except HandoffError:
+        return {}
+    texts: dict[str, str] = {}
+    for constraint in find_constraints(data.decode("utf-8", errors="replace")):
+        texts.setdefault(constraint.token, constraint.text)
+    return texts

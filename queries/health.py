@@ -1,0 +1,239 @@
+"""Step health, and the circuit breaker on repeated HIGH check failures.
+
+``step_health`` groups a window of handoffs by step (or model, template, ...) and reports runs,
+error and fallback rates, fallbacks by name and failing checks, and the share of runs on which
+the step was degraded (it errored, fell back, or failed a check).
+
+:class:`CircuitBreaker` watches check results: when one HIGH check fails on ``threshold_runs``
+distinct runs within ``window`` it emits one alert at once (a log record, an OpenTelemetry event
+and, when configured, a JSON POST to a webhook), not one per run, and stays open for a window.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import urllib.request
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import duckdb
+
+from handoff.queries.db import query
+
+logger = logging.getLogger("handoff.breaker")
+
+#: ``--by`` values -> handoffs column.
+GROUPS = {"to": "to_step", "from": "from_step", "model": "model", "template": "template", "prompt_pack": "prompt_pack", "kind": "kind"}
+
+
+@dataclass
+class StepHealth:
+    """Health of one step (or other grouping) over a window; rates are fractions of runs."""
+
+    step: str
+    runs: int
+    handoffs: int
+    error_runs: int
+    fallback_runs: int
+    degraded_runs: int
+    fallbacks: dict[str, int] = field(default_factory=dict)
+    failing_checks: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def error_rate(self) -> float:
+        """Share of runs on which this step errored."""
+        return self.error_runs / self.runs if self.runs else 0.0
+
+    @property
+    def fallback_rate(self) -> float:
+        """Share of runs on which this step fell back."""
+        return self.fallback_runs / self.runs if self.runs else 0.0
+
+    @property
+    def degraded_rate(self) -> float:
+        """Share of runs on which this step errored, fell back or failed a check."""
+        return self.degraded_runs / self.runs if self.runs else 0.0
+
+    def summary(self) -> str:
+        """``the consolidator step is degraded on 12% of runs`` (or ``... is healthy``)."""
+        if not self.degraded_runs:
+            return f"the {self.step} step is healthy on {self.runs} runs"
+        return f"the {self.step} step is degraded on {self.degraded_rate:.0%} of runs ({self.degraded_runs} of {self.runs})"
+
+
+def _health_sql(column: str) -> str:
+    return f"""
+        WITH h AS (
+            SELECT run_id, handoff_id, coalesce(CAST({column} AS VARCHAR), '-') AS step, status
+            FROM handoffs WHERE ts >= ? AND dt >= ?
+        ),
+        failed AS (
+            SELECT DISTINCT c.run_id, c.handoff_id, c."check" FROM checks c
+            JOIN h ON h.run_id = c.run_id AND h.handoff_id = c.handoff_id WHERE c.status = 'fail'
+        ),
+        bad AS (
+            SELECT h.step, h.run_id FROM h WHERE h.status IN ('error', 'fallback', 'broken')
+            UNION SELECT h.step, h.run_id FROM h JOIN failed f USING (run_id, handoff_id)
+        )
+        SELECT step, count(DISTINCT run_id) AS runs, count(*) AS handoffs,
+               count(DISTINCT run_id) FILTER (WHERE status IN ('error', 'broken')) AS error_runs,
+               count(DISTINCT run_id) FILTER (WHERE status = 'fallback') AS fallback_runs,
+               (SELECT count(DISTINCT b.run_id) FROM bad b WHERE b.step = h.step) AS degraded_runs
+        FROM h GROUP BY step ORDER BY degraded_runs DESC, step
+    """
+
+
+def _named_counts(con, column: str, start: datetime, sql_from: str, name: str) -> dict[str, dict[str, int]]:
+    sql = f"""
+        SELECT coalesce(CAST(h.{column} AS VARCHAR), '-') AS step, {name} AS name, count(DISTINCT h.run_id) AS runs
+        FROM handoffs h JOIN {sql_from} ON x.run_id = h.run_id AND x.handoff_id = h.handoff_id
+        WHERE h.ts >= ? AND h.dt >= ? GROUP BY ALL ORDER BY runs DESC, name
+    """
+    out: dict[str, dict[str, int]] = {}
+    for row in query(con, sql, [start, start.date()]):
+        out.setdefault(row["step"], {})[row["name"]] = row["runs"]
+    return out
+
+
+def step_health(
+    con: duckdb.DuckDBPyConnection, *, since: timedelta = timedelta(days=7), by: str = "to", now: datetime | None = None
+) -> list[StepHealth]:
+    """Health per step (``by``: to, from, model, template, prompt_pack, kind), most degraded first."""
+    if by not in GROUPS:
+        raise ValueError(f"bad --by {by!r}: use one of {', '.join(GROUPS)}")
+    column = GROUPS[by]
+    start = (now or datetime.now(timezone.utc)) - since
+    fallbacks = _named_counts(con, column, start, "(SELECT * FROM events WHERE kind = 'fallback') x", "x.name")
+    checks = _named_counts(con, column, start, "(SELECT * FROM checks WHERE status = 'fail') x", 'x."check"')
+    return [
+        StepHealth(**row, fallbacks=fallbacks.get(row["step"], {}), failing_checks=checks.get(row["step"], {}))
+        for row in query(con, _health_sql(column), [start, start.date()])
+    ]
+
+
+def failing_results(con: duckdb.DuckDBPyConnection, *, since: timedelta, now: datetime | None = None) -> list[dict[str, Any]]:
+    """Stored failing check results in the window (latest verdict per check and handoff), oldest first."""
+    start = (now or datetime.now(timezone.utc)) - since
+    sql = """
+        SELECT run_id, handoff_id, parent_handoff_id, ts, "check", severity, status FROM checks
+        WHERE ts >= ? AND dt >= ?
+        QUALIFY row_number() OVER (PARTITION BY run_id, handoff_id, parent_handoff_id, "check" ORDER BY checked_ts DESC) = 1
+    """
+    return [row for row in query(con, sql + " ORDER BY ts", [start, start.date()]) if row["status"] == "fail"]
+
+
+@dataclass(frozen=True)
+class BreakerTrip:
+    """One circuit-breaker alert: a HIGH check failed on ``len(run_ids)`` runs between two times."""
+
+    check: str
+    severity: str
+    run_ids: tuple[str, ...]
+    first_ts: datetime
+    last_ts: datetime
+    window_minutes: float
+
+    def message(self) -> str:
+        """One line for logs and tickets."""
+        return (
+            f"circuit breaker open: {self.severity} check {self.check} failed on {len(self.run_ids)} runs "
+            f"within {self.window_minutes:g} minutes ({self.first_ts:%Y-%m-%d %H:%M:%S} to {self.last_ts:%H:%M:%S} UTC)"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """The webhook payload."""
+        return {
+            "event": "handoff.circuit_breaker.open", "check": self.check, "severity": self.severity,
+            "runs": len(self.run_ids), "run_ids": list(self.run_ids), "first_ts": self.first_ts.isoformat(),
+            "last_ts": self.last_ts.isoformat(), "window_minutes": self.window_minutes, "message": self.message(),
+        }
+
+
+def _field(result: Any, name: str) -> Any:
+    return result[name] if isinstance(result, dict) else getattr(result, name)
+
+
+class CircuitBreaker:
+    """Turns a burst of HIGH check failures into one alert per check per window.
+
+    ``evaluate`` takes check results (``CheckResult`` objects or ``checks`` rows) and returns the
+    trips it emitted. A breaker remembers what it emitted: while a check's breaker is open (one
+    window after its trip), further failures of that check do not alert again. Emitting never
+    raises: a webhook that fails is logged.
+    """
+
+    def __init__(
+        self,
+        *,
+        threshold_runs: int = 3,
+        window: timedelta = timedelta(minutes=15),
+        webhook_url: str | None = None,
+        tracer_provider: Any = None,
+        timeout_s: float = 5.0,
+    ) -> None:
+        if threshold_runs < 1 or window <= timedelta(0):
+            raise ValueError("the circuit breaker needs threshold_runs >= 1 and a positive window")
+        self.threshold_runs = threshold_runs
+        self.window = window
+        self.webhook_url = webhook_url
+        self.timeout_s = timeout_s
+        self._tracer_provider = tracer_provider
+        self._open_until: dict[str, datetime] = {}
+
+    def evaluate(self, results: Iterable[Any], *, emit: bool = True) -> list[BreakerTrip]:
+        """Find (and, when ``emit``, announce) trips among failing HIGH results, in time order."""
+        failures: dict[str, list[Any]] = {}
+        for result in results:
+            if _field(result, "status") == "fail" and _field(result, "severity") == "HIGH":
+                failures.setdefault(_field(result, "check"), []).append(result)
+        trips = [trip for check, rows in sorted(failures.items()) for trip in self._scan(check, rows)]
+        trips.sort(key=lambda trip: trip.last_ts)
+        if emit:
+            for trip in trips:
+                self.emit(trip)
+        return trips
+
+    def _scan(self, check: str, rows: list[Any]) -> list[BreakerTrip]:
+        rows = sorted(rows, key=lambda row: _field(row, "ts"))
+        trips, start = [], 0
+        for end, row in enumerate(rows):
+            ts = _field(row, "ts")
+            if check in self._open_until and ts <= self._open_until[check]:
+                continue  # already open: this failure belongs to the alert already sent
+            while _field(rows[start], "ts") < ts - self.window:
+                start += 1
+            runs = tuple(dict.fromkeys(_field(r, "run_id") for r in rows[start:end + 1]))
+            if len(runs) >= self.threshold_runs:
+                first = _field(rows[start], "ts")
+                trips.append(BreakerTrip(check, "HIGH", runs, first, ts, self.window.total_seconds() / 60))
+                self._open_until[check] = ts + self.window
+        return trips
+
+    def emit(self, trip: BreakerTrip) -> None:
+        """Announce one trip: log record, OpenTelemetry event, webhook POST (when configured)."""
+        logger.warning(trip.message(), extra={"handoff_breaker": trip.as_dict()})
+        self._otel_event(trip)
+        if self.webhook_url:
+            self._post(trip)
+
+    def _otel_event(self, trip: BreakerTrip) -> None:
+        from opentelemetry import trace
+
+        provider = self._tracer_provider or trace.get_tracer_provider()
+        tracer = provider.get_tracer("handoff.breaker")
+        attributes = {"handoff.check": trip.check, "handoff.severity": trip.severity, "handoff.runs": len(trip.run_ids),
+                      "handoff.run_ids": list(trip.run_ids), "handoff.window_minutes": trip.window_minutes}
+        with tracer.start_as_current_span("handoff.circuit_breaker") as span:
+            span.add_event("handoff.circuit_breaker.open", attributes)
+
+    def _post(self, trip: BreakerTrip) -> None:
+        body = json.dumps(trip.as_dict()).encode()
+        request = urllib.request.Request(self.webhook_url, data=body, headers={"Content-Type": "application/json"}, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                response.read()
+        except Exception as exc:  # noqa: BLE001 - an alert channel that is down must not stop the check
+            logger.error("circuit breaker webhook %s failed: %s", self.webhook_url, exc)

@@ -1,0 +1,69 @@
+"""Fixtures for the investigation tests: the recorded demo store and a generated 6,000-run population.
+
+``demo`` (session)
+    ``handoff demo`` run in a subprocess (so this process's recorder is left alone) into a
+    temporary store: INV-88214, three clean invoices and one more affected invoice.
+``demo_copy``
+    A private copy of the demo store for tests that write check results into it.
+``population`` (session)
+    :func:`tests.queries.population.build_population` with 6,000 runs over 90 days, ten of them
+    carrying the INV-88214 fault.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.queries.population import Population, build_population
+
+
+@dataclass(frozen=True)
+class Demo:
+    """The demo store and its run ids by invoice number."""
+
+    store: str
+    runs: dict[str, str]
+
+    @property
+    def incident(self) -> str:
+        """The INV-88214 run."""
+        return self.runs["INV-88214"]
+
+
+def _run_ids(store: str) -> dict[str, str]:
+    from handoff.queries import connect
+    from handoff.queries.db import query
+
+    rows = query(connect(store), "SELECT run_id, attributes['invoice'] AS invoice FROM runs")
+    return {row["invoice"]: row["run_id"] for row in rows}
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
+    """The demo store, recorded through the real capture path by the real CLI."""
+    store = str(tmp_path_factory.mktemp("demo") / "store")
+    cli = Path(sys.executable).with_name("handoff")
+    env = {**os.environ, "HANDOFF_SCRUB_KEY": "test-key-investigate"}
+    subprocess.run([str(cli), "demo", "--store", store], check=True, capture_output=True, timeout=120, env=env)
+    return Demo(store, _run_ids(store))
+
+
+@pytest.fixture
+def demo_copy(demo: Demo, tmp_path: Path) -> Demo:
+    """A private copy of the demo store, for tests that write to it (check results)."""
+    store = str(tmp_path / "store")
+    shutil.copytree(demo.store, store)
+    return Demo(store, demo.runs)
+
+
+@pytest.fixture(scope="session")
+def population(tmp_path_factory: pytest.TempPathFactory) -> Population:
+    """A generated 6,000-run store (digest rows built directly, a few seconds)."""
+    return build_population(str(tmp_path_factory.mktemp("population") / "store"), runs=6000)

@@ -1,0 +1,94 @@
+"""Named checks: the built-in constraint checks, user checks, and every result kept in ``checks``."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from handoff.queries import connect
+from handoff.queries.checks import Outcome, register_check, run_checks, unregister_check, write_results
+from handoff.queries.db import query
+from handoff.store import open_store
+
+INCIDENT_LOSS = ("clause:7.2(b)", "qualifier:base is the rebated subtotal", "qualifier:per 7.2(b)")
+
+
+def _summary(results):
+    return [(r.handoff_id, r.parent_handoff_id, r.check, r.status, r.lost) for r in results]
+
+
+def test_the_compressor_is_the_only_place_flagged_in_the_incident_run(demo):
+    """On INV-88214 every edge passes and only the compressor's own input → output fails."""
+    results = run_checks(connect(demo.store), run_id=demo.incident)
+    assert _summary(results) == [
+        ("hf-2", "hf-1", "edge-constraints", "pass", ()),
+        ("hf-3", "hf-2", "edge-constraints", "pass", ()),
+        ("hf-3", None, "transform-constraints", "fail", INCIDENT_LOSS),
+        ("hf-4", "hf-3", "edge-constraints", "pass", ()),
+        ("hf-5", "hf-4", "edge-constraints", "pass", ()),
+    ]
+    assert {r.severity for r in results} == {"HIGH"}
+
+
+def test_clean_invoices_pass_every_check(demo):
+    """A run that lost nothing records passes only."""
+    results = run_checks(connect(demo.store), run_id=demo.runs["INV-88209"])
+    assert [(r.check, r.status) for r in results] == [("edge-constraints", "pass")] * 2 + [
+        ("transform-constraints", "pass"), ("edge-constraints", "pass"), ("edge-constraints", "pass")]
+
+
+def test_results_are_written_passes_included(demo_copy):
+    """The checks table holds every result, so a check that ran cannot be mistaken for one that did not."""
+    store = open_store(demo_copy.store)
+    results = run_checks(connect(store), run_id=demo_copy.incident)
+    write_results(store, results)
+    rows = query(connect(store), 'SELECT handoff_id, parent_handoff_id, "check", severity, status, lost FROM checks '
+                                 'ORDER BY handoff_id, parent_handoff_id NULLS LAST')
+    assert [tuple(row.values()) for row in rows] == [
+        ("hf-2", "hf-1", "edge-constraints", "HIGH", "pass", []),
+        ("hf-3", "hf-2", "edge-constraints", "HIGH", "pass", []),
+        ("hf-3", None, "transform-constraints", "HIGH", "fail", list(INCIDENT_LOSS)),
+        ("hf-4", "hf-3", "edge-constraints", "HIGH", "pass", []),
+        ("hf-5", "hf-4", "edge-constraints", "HIGH", "pass", []),
+    ]
+
+
+def test_a_user_check_runs_beside_the_built_in_ones(demo):
+    """A registered callable over an edge gets a result per edge, with its name and severity."""
+
+    def stays_small(edge):
+        return Outcome(edge["child_input_bytes"] < 2000, detail=f"{edge['child_input_bytes']} bytes")
+
+    register_check("input-under-2kb", "LOW", stays_small, on="edge")
+    try:
+        results = run_checks(connect(demo.store), run_id=demo.incident)
+    finally:
+        unregister_check("input-under-2kb")
+    mine = [(r.handoff_id, r.severity, r.status, r.detail) for r in results if r.check == "input-under-2kb"]
+    assert mine == [("hf-2", "LOW", "pass", "202 bytes"), ("hf-3", "LOW", "fail", "8637 bytes"),
+                    ("hf-4", "LOW", "pass", "1659 bytes"), ("hf-5", "LOW", "pass", "158 bytes")]
+
+
+def test_a_handoff_check_returning_none_records_nothing(demo):
+    """A check that does not apply to a handoff leaves no result for it."""
+    register_check("price-model", "MED", lambda h: h["model"] == "price-l" if h["to_step"] == "price" else None, on="handoff")
+    try:
+        results = run_checks(connect(demo.store), run_id=demo.incident)
+    finally:
+        unregister_check("price-model")
+    assert [(r.handoff_id, r.status) for r in results if r.check == "price-model"] == [("hf-4", "pass")]
+
+
+def test_a_bad_severity_is_refused_at_registration():
+    """Severities are HIGH, MED or LOW; anything else fails at once."""
+    with pytest.raises(ValueError, match="bad severity 'CRITICAL'"):
+        register_check("x", "CRITICAL", lambda edge: True)
+
+
+def test_checks_over_a_window_cover_every_run_in_it(population):
+    """``since`` checks every run in the window; the planted fault in the last day fails, the rest pass."""
+    results = run_checks(connect(population.root), since=timedelta(hours=24), now=population.now)
+    failed = sorted({r.run_id for r in results if r.status == "fail"})
+    assert failed == sorted(population.planted[-2:])
+    assert len({r.run_id for r in results}) == len({r.run_id for r in results if r.check == "transform-constraints"})
