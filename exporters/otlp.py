@@ -1,0 +1,95 @@
+"""OTLP/HTTP export of handoff spans, added to the tracer provider already in use.
+
+Two ways to turn it on:
+
+- ``handoff.configure(otlp_endpoint="http://collector:4318")`` (or ``HANDOFF_OTLP_ENDPOINT``):
+  a ``BatchSpanProcessor`` with an OTLP/HTTP exporter is *added* to the provider handoff
+  records into (yours, if you installed an SDK ``TracerProvider``; otherwise handoff's
+  private one). Your own processors and exporters stay as they are.
+- The standard ``OTEL_EXPORTER_OTLP_ENDPOINT`` / ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``
+  variables, when handoff uses its private provider (an application with its own SDK provider
+  already exports what it wants; adding a second exporter there would send every span twice).
+
+Every other ``OTEL_EXPORTER_OTLP_*`` variable (headers, timeout, compression, certificates) is
+read by the OpenTelemetry exporter itself. ``OTEL_TRACES_EXPORTER=none`` turns env-driven
+export off.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import weakref
+from typing import Any
+
+from handoff.exporters.spans import private_provider, resolve_provider
+
+TRACES_PATH = "/v1/traces"
+ENV_ENDPOINTS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+
+_lock = threading.Lock()
+# provider -> (endpoint, processor): one handoff OTLP processor per provider, retargeted on change.
+_attached: "weakref.WeakKeyDictionary[Any, tuple[str | None, Any]]" = weakref.WeakKeyDictionary()
+
+
+def traces_url(endpoint: str) -> str:
+    """Return the OTLP/HTTP traces URL for a base endpoint (``http://host:4318`` -> ``.../v1/traces``)."""
+    endpoint = endpoint.rstrip("/")
+    return endpoint if endpoint.endswith(TRACES_PATH) else endpoint + TRACES_PATH
+
+
+def env_configured() -> bool:
+    """True when the standard OTLP variables ask for trace export."""
+    if os.environ.get("OTEL_TRACES_EXPORTER", "").strip().lower() == "none":
+        return False
+    return any(os.environ.get(name) for name in ENV_ENDPOINTS)
+
+
+def build_processor(endpoint: str | None):
+    """Return a ``BatchSpanProcessor`` over an OTLP/HTTP exporter (``None``: endpoint from env)."""
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    exporter = OTLPSpanExporter(endpoint=traces_url(endpoint)) if endpoint else OTLPSpanExporter()
+    return BatchSpanProcessor(exporter)
+
+
+def attach_otlp(endpoint: str | None = None, tracer_provider: Any = None):
+    """Add OTLP export to the provider handoff records into; return the processor or ``None``.
+
+    Idempotent per provider: calling it again with the same endpoint keeps the processor,
+    with another endpoint shuts the old one down (it then drops spans) and adds a new one.
+    Never raises: a failure is logged once and recording carries on without OTLP.
+    """
+    if not endpoint and not env_configured():
+        return None
+    try:
+        provider = resolve_provider(tracer_provider)
+        if not hasattr(provider, "add_span_processor") or not (endpoint or provider is private_provider()):
+            return None
+        return _attach(provider, endpoint or None)
+    except Exception as exc:  # noqa: BLE001 - tracing setup must not stop recording
+        from handoff.exporters.writer import warn_once
+
+        warn_once("handoff: OTLP export is off: %s", exc)
+        return None
+
+
+def _attach(provider: Any, endpoint: str | None):
+    with _lock:
+        current = _attached.get(provider)
+        if current is not None and current[0] == endpoint:
+            return current[1]
+        processor = build_processor(endpoint)
+        provider.add_span_processor(processor)
+        _attached[provider] = (endpoint, processor)
+    if current is not None:
+        current[1].shutdown()
+    return processor
+
+
+def force_flush(timeout_s: float = 30.0) -> bool:
+    """Export every finished span still waiting in handoff's OTLP processors."""
+    with _lock:
+        processors = [processor for _, processor in _attached.values()]
+    return all(processor.force_flush(int(timeout_s * 1000)) for processor in processors)
