@@ -21,6 +21,7 @@ Tokens change meaning only with :data:`CONSTRAINTS_VERSION`, which the writer st
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
@@ -74,14 +75,16 @@ _MULTIPLIERS = {
     "k": 1000, "K": 1000, "thousand": 1000, "m": 10**6, "M": 10**6, "mn": 10**6, "MM": 10**6,
     "million": 10**6, "bn": 10**9, "billion": 10**9,
 }
-_MULT = r"(?:(?P<mult>[kKmM]|mn|MM|bn)|\s(?P<multw>thousand|million|billion))?(?![\w])"
+_MULT_BODY = r"(?:(?P<mult>[kKmM]|mn|MM|bn)|\s(?P<multw>thousand|million|billion))?"
+_MULT = _MULT_BODY + r"(?![\w])"
 _US_AMOUNT = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _EU_AMOUNT = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|\d+,\d{1,2}")
-_TIME_ZONES = r"UTC|GMT|Z|[+-]\d{2}:?\d{2}|[ECMP][SD]T|CES?T|BST|IST|JST|AE[SD]T"
+# A "-hh:mm" offset only counts after seconds (ISO timestamps): "02:00-04:00" is a range.
+_TIME_ZONES = r"UTC|GMT|Z|\+\d{2}:?\d{2}|(?<=:\d\d:\d\d)-\d{2}:?\d{2}|[ECMP][SD]T|CES?T|BST|IST|JST|AE[SD]T"
 _CLAUSE_REF = r"(?:\d+[A-Za-z]?(?:\.\d+[A-Za-z]?)*(?:\([A-Za-z0-9]{1,4}\))*|[IVXLC]{1,6}(?![A-Za-z])|[A-Z](?![A-Za-z]))"
 _CLAUSE_KINDS = {
     "art": "art.", "article": "art.", "schedule": "schedule.", "annex": "annex.",
-    "appendix": "appendix.", "appendice": "appendix.", "exhibit": "exhibit.",
+    "annexe": "annex.", "appendix": "appendix.", "appendice": "appendix.", "exhibit": "exhibit.",
 }
 
 # Units: how each spelling is normalized, as (singular, plural); symbols have no plural.
@@ -124,11 +127,15 @@ _UNIT_ALT = "|".join(sorted((re.escape(u) for u in _UNIT_FORMS), key=len, revers
 _STOP_WORDS = frozenset(
     "and or but nor so then than that which who whom whose when where while because since as if "
     "of in on at for to from with by into onto over under about against between through during "
-    "is are was were be been being will would shall should must may might can could do does did "
-    "has have had not no never without unless except per before after until within including "
-    "excluding based only also it its this these those there".split()
+    "not no never without unless except per before after until within including excluding based "
+    "only also it its this these those there".split()
+)
+# Auxiliaries ride along inside an object without counting towards its length.
+_FILLER_WORDS = frozenset(
+    "is are was were be been being has have had do does did will would shall should must may might can could".split()
 )
 _ARTICLES = frozenset(("a", "an", "the"))
+_UNCOUNTED = _STOP_WORDS | _FILLER_WORDS | _ARTICLES
 _OBJECT_WORDS = 3
 
 _NEGATIONS = {"no": "no", "without": "without"}
@@ -149,12 +156,20 @@ _QUALIFIER_ALT = "|".join(
     sorted((q.replace(" ", r"\s+") for q in _QUALIFIERS), key=len, reverse=True))
 _PHRASE = re.compile(
     rf"\b(?:(?P<qual>{_QUALIFIER_ALT})"
-    r"|(?P<neg>(?:(?:do|does|did|must|should|shall|will|would|can|could|may|might|need)\s+)?not"
-    r"|never|cannot|(?:do|does|did|is|are|was|were|has|have|had|must|should|would|could|need|ca|wo|sha)n['’]t"
+    r"|(?P<neg>not|never|cannot|(?:do|does|did|is|are|was|were|has|have|had|must|should|would|could|need|ca|wo|sha)n['’]t"
     r"|no|without))\b",
     re.IGNORECASE,
 )
-_GAP = re.compile(r"[ \t]+|[ \t]*\n[ \t]*(?=[a-z])")
+# Each trigger is found from one word: 0 = the phrase starts at it, 1 = at the word before
+# it (``at least``), -1 = at the start of the word it ends (``don't``).
+_TRIGGER_ANCHORS = {
+    **{word: 0 for word in (
+        "no", "not", "never", "cannot", "without", "within", "unless", "until", "except", "excluding",
+        "including", "per", "before", "after", "prior", "subject", "provided", "based", "base", "only",
+        "capped", "up")},
+    "least": 1, "most": 1, "minimum": 1, "maximum": 1, "long": 1, "n't": -1, "n’t": -1,
+}
+_GAP = re.compile(r"[*_]*(?:[ \t]+|[ \t]*\n[ \t]*(?=[a-z*_]))[*_]*")  # markdown emphasis is not a word
 _WORD = re.compile(r"[A-Za-z0-9][\w'’-]*")
 _SENTENCE_END = frozenset(".;:!?,)]}\"”")
 
@@ -164,7 +179,8 @@ def _norm_number(raw: str) -> str:
     digits = raw.replace(",", "")
     if "." in digits:
         digits = digits.rstrip("0").rstrip(".")
-    return digits.lstrip("0") or "0" if not digits.startswith("0.") else digits
+    whole, dot, fraction = digits.partition(".")
+    return (whole.lstrip("0") or "0") + dot + fraction
 
 
 def _make(cls: str, value: str, text: str, start: int, end: int) -> Constraint:
@@ -186,7 +202,8 @@ def _money_value(raw: str, code: str, multiplier: int) -> str | None:
 
 
 def _multiplier(m: re.Match[str]) -> int:
-    return _MULTIPLIERS[m["mult"] or m["multw"] or "k"] if (m["mult"] or m["multw"]) else 1
+    word = m["mult"] or m["multw"]
+    return _MULTIPLIERS[word] if word else 1
 
 
 def _money_symbol(m: re.Match[str], text: str) -> list[Constraint]:
@@ -243,8 +260,8 @@ def _date_named(m: re.Match[str], text: str) -> list[Constraint]:
 
 def _time(m: re.Match[str], text: str) -> list[Constraint]:
     hour, minute, second = int(m["h"]), int(m["mi"] or 0), int(m["s"] or 0)
-    half = (m["ap"] or "").lower()
-    if half and not 1 <= hour <= 12 or hour > 23 or (not half and m["mi"] is None):
+    half = (m["ap"] or m["ap2"] or "").lower()
+    if (half and not 1 <= hour <= 12) or hour > 23:
         return []
     if half:
         hour = hour % 12 + (12 if half == "p" else 0)
@@ -264,10 +281,10 @@ def _zone(raw: str | None) -> str:
 
 
 def _clause_keyword(m: re.Match[str], text: str) -> list[Constraint]:
-    keyword = m["kw"].lower().rstrip(".s") or "s"
-    prefix = _CLAUSE_KINDS.get(keyword, "")
+    keyword = m["kw"].lower().rstrip(".")
+    prefix = _CLAUSE_KINDS.get(keyword.rstrip("s"), "")
     found = [_make("clause", prefix + m["ref"].lower(), text, m.start(), m.end())]
-    if m["kw"].lower().endswith(("s", "§§", "es")) or m["kw"] == "§§":
+    if keyword.endswith("s") or keyword in ("§§", "¶¶"):
         found += _clause_list(text, m.end(), prefix)
     return found
 
@@ -325,60 +342,162 @@ _CLAUSE_MORE = re.compile(rf"\s*(?:,|and|or|to|through|&|–|-)\s*(?P<ref>{_CLAU
 
 _Builder = Callable[[re.Match[str], str], list[Constraint]]
 
+
+@dataclass(frozen=True)
+class _Gate:
+    """Where an extractor can match at all: near one of ``literals`` (searched lower-cased).
+
+    Scanning only those windows, not the whole text, is what keeps extraction fast on prose.
+    ``before``/``after`` are how far a match can reach from the literal; windows are widened
+    to whitespace so no word is cut.
+    """
+
+    literals: tuple[str, ...]
+    before: int
+    after: int
+    folded: bool = False
+
+
+_DIGITS = _Gate(tuple("0123456789"), before=24, after=40)
+_UNDERSCORE = _Gate(("_",), before=0, after=0)
+# Clause references by letter or roman numeral (``Schedule B``, ``Article IV``); numbered ones
+# are found near their digits.
+_CLAUSE_WORDS = _Gate(
+    ("Section", "Article", "Art.", "Schedule", "Annex", "Appendi", "Exhibit"),
+    before=0, after=64)
+# The keyword's first letter is matched on its own so `re` can skip ahead to candidates;
+# the rest is matched case-insensitively.
+_CLAUSE_KEYWORD = re.compile(
+    r"(?P<kw>[§¶][§¶]?|[CcSsPpAaEe](?<![\w][CcSsPpAaEe])(?i:lauses?|ections?|ecs?\.|aragraphs?|aras?\.?"
+    r"|rticles?|rts?\.|chedules?|nnex(?:es)?|ppendix|ppendices|xhibits?)(?![A-Za-z]))"
+    rf"\s*(?P<ref>{_CLAUSE_REF})")
+_DATE_NAMED_TAIL = r"(?:,?\s+(?P<y>\d{4})(?!\d))?"
+
 # In priority order: a span taken by an earlier extractor is not matched again by a later one.
-_EXTRACTORS: tuple[tuple[re.Pattern[str], _Builder], ...] = (
+_EXTRACTORS: tuple[tuple[re.Pattern[str], _Builder, _Gate], ...] = (
     (re.compile(
         r"[0-9a-fA-F](?<![\w-][0-9a-fA-F])(?:[0-9a-fA-F]{7}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
-        r"-[0-9a-fA-F]{12}|[0-9a-fA-F]{6,})(?![\w-])"), _id_hex),
-    (re.compile(r"[A-Z](?<![\w-][A-Z])[A-Z0-9]*(?:-[A-Z0-9]+)*(?![\w-])"), _id_with_digit),
-    (re.compile(r"[a-z](?<![\w-][a-z])[a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])"), _id_with_digit),
+        r"-[0-9a-fA-F]{12}|[0-9a-fA-F]{6,})(?![\w-])"), _id_hex, _DIGITS),
+    (re.compile(r"[A-Z](?<![\w-][A-Z])[A-Z0-9]*(?:-[A-Z0-9]+)*(?![\w-])"), _id_with_digit, _DIGITS),
+    (re.compile(r"[a-z](?<![\w-][a-z])[a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])"), _id_with_digit, _DIGITS),
+    (re.compile(r"[A-Za-z](?<![\w.][A-Za-z])(?:[A-Za-z0-9]*\.[A-Za-z])*[A-Za-z0-9]*_\w*(?:\.[A-Za-z_]\w*)*"),
+     _id_plain, _UNDERSCORE),
+    (re.compile(r"(?P<y>\d(?<![\w.]\d)\d{3})(?P<sep>[-/])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})(?!\d)"),
+     _date_iso, _DIGITS),
+    (re.compile(r"(?P<m>\d(?<![\w.]\d)\d?)(?P<sep>[-/])(?P<d>\d{1,2})(?P=sep)(?P<y>\d{4})(?!\d)"),
+     _date_us, _DIGITS),
+    (re.compile(rf"(?P<d>\d(?<![\w.]\d)\d?)(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH}){_DATE_NAMED_TAIL}(?P<y2>)"),
+     _date_named, _DIGITS),
     (re.compile(
-        r"[A-Za-z](?<![\w.][A-Za-z])(?:[A-Za-z0-9]*\.[A-Za-z])*[A-Za-z0-9]*_\w*(?:\.[A-Za-z_]\w*)*"), _id_plain),
-    (re.compile(r"(?P<y>\d(?<![\w.]\d)\d{3})(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})(?!\d)"), _date_iso),
-    (re.compile(r"(?P<m>\d(?<![\w.]\d)\d?)(?P<sep>[-/])(?P<d>\d{1,2})(?P=sep)(?P<y>\d{4})(?!\d)"), _date_us),
+        rf"(?P<mon>{_MONTH})\s+(?:(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?![\d:]){_DATE_NAMED_TAIL}|(?P<y2>\d{{4}})(?!\d))"),
+     _date_named, _DIGITS),
     (re.compile(
-        rf"(?P<mon>{_MONTH})\s+(?:(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?![\d:])(?:,?\s+(?P<y>\d{{4}})(?!\d))?"
-        r"|(?P<y2>\d{4})(?!\d))"), _date_named),
+        r"(?P<h>\d(?<![A-SU-Za-z0-9_:.]\d)\d?)(?::(?P<mi>[0-5]\d)(?::(?P<s>[0-5]\d)(?:\.\d+)?)?"
+        r"(?:\s?(?P<ap>[AaPp])\.?[Mm]\.?(?![\w]))?|\s?(?P<ap2>[AaPp])\.?[Mm]\.?(?![\w]))"
+        rf"(?:\s?(?P<tz>{_TIME_ZONES})(?![\w]))?(?![\w:])"), _time, _DIGITS),
+    (re.compile(rf"(?P<sym>[$€£¥])\s?(?P<num>\d[\d,.]*\d|\d){_MULT}"), _money_symbol, _DIGITS),
+    (re.compile(rf"(?P<code>{_CURRENCY_CODES})\s?(?P<num>\d[\d,.]*\d|\d){_MULT}"), _money_code, _DIGITS),
     (re.compile(
-        rf"(?P<d>\d(?<![\w.]\d)\d?)(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH})"
-        r"(?:,?\s+(?P<y>\d{4})(?!\d))?(?P<y2>)"), _date_named),
+        rf"(?P<num>\d(?<![\w.,]\d)(?:[\d,.]*\d)?){_MULT_BODY}\s?(?P<code>{_CURRENCY_CODES}|[Dd]ollars?|[Ee]uros?)"
+        r"(?![A-Za-z])"), _money_suffix, _DIGITS),
+    (re.compile(rf"(?P<num>{_NUM})\s?(?:%|(?i:percent|per\s?cent|pct)\b)"), _percent, _DIGITS),
+    (_CLAUSE_KEYWORD, _clause_keyword, _DIGITS),
+    (_CLAUSE_KEYWORD, _clause_keyword, _CLAUSE_WORDS),
+    (re.compile(r"\d(?<![\w.§]\d)\d*(?:\.\d+)*(?:\((?:[A-Za-z]{1,2}|[ivx]{1,5}|\d{1,2})\))+"),
+     _clause_bare, _DIGITS),
     (re.compile(
-        r"(?P<h>\d(?<![A-SU-Za-z0-9_:.]\d)\d?)(?::(?P<mi>\d{2})(?::(?P<s>\d{2})(?:\.\d+)?)?)?"
-        r"(?:\s?(?P<ap>[AaPp])\.?[Mm]\.?(?![\w]))?"
-        rf"(?:\s?(?P<tz>{_TIME_ZONES})(?![\w]))?(?![\w:])"), _time),
-    (re.compile(rf"(?P<sym>[$€£¥])\s?(?P<num>\d[\d,.]*\d|\d){_MULT}"), _money_symbol),
-    (re.compile(rf"(?P<code>{_CURRENCY_CODES})\s?(?P<num>\d[\d,.]*\d|\d){_MULT}"), _money_code),
-    (re.compile(
-        rf"(?P<num>\d(?<![\w.,]\d)(?:[\d,.]*\d)?){_MULT[:-9]}\s?(?P<code>{_CURRENCY_CODES}|[Dd]ollars?|[Ee]uros?)"
-        r"(?![A-Za-z])"), _money_suffix),
-    (re.compile(rf"(?P<num>{_NUM})\s?(?:%|(?i:percent|per\s?cent|pct)\b)"), _percent),
-    (re.compile(
-        r"(?P<kw>§§?|¶¶?|(?i:\b(?:clauses?|sections?|secs?\.|paragraphs?|paras?\.?|articles?|arts?\."
-        r"|schedules?|annex(?:es)?|appendix|appendices|exhibits?)))"
-        rf"\s*(?P<ref>{_CLAUSE_REF})"), _clause_keyword),
-    (re.compile(r"\d(?<![\w.§]\d)\d*(?:\.\d+)*(?:\((?:[A-Za-z]{1,2}|[ivx]{1,5}|\d{1,2})\))+"), _clause_bare),
-    (re.compile(
-        rf"(?P<num>{_NUM})(?:[\s-](?!(?:{'|'.join(sorted(_STOP_WORDS))})\b)[a-z]+)?[\s-](?P<unit>{_UNIT_ALT})(?![\w])"),
-        _unit),
-    (re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+){2,}(?![\w]|\.\d)"), _id_plain),
-    (re.compile(rf"{_NUM}(?![\w])"), _number),
+        rf"(?P<num>{_NUM})(?:[\s-](?!(?:{'|'.join(sorted(_STOP_WORDS | _FILLER_WORDS | _ARTICLES))})\b)[a-z]+[\s-]"
+        rf"|[\s-]?)(?P<unit>{_UNIT_ALT})(?![\w])"), _unit, _DIGITS),
+    (re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+){2,}(?![\w]|\.\d)"), _id_plain, _DIGITS),
+    (re.compile(rf"{_NUM}(?![\w])"), _number, _DIGITS),
 )
 
 
-def _atoms(text: str) -> list[Constraint]:
-    """Atomic constraints in text order; each span claimed by the first extractor that matches."""
+def _fold(text: str) -> str:
+    """Lower-cased ``text`` with the same length, so offsets into it are offsets into ``text``."""
+    low = text.lower()
+    if len(low) == len(text):
+        return low
+    return "".join(ch.lower() if len(ch.lower()) == 1 else ch for ch in text)
+
+
+def _windows(source: str, gate: _Gate) -> list[tuple[int, int]]:
+    """Merged ``(start, end)`` spans of ``source`` within reach of the gate's literals."""
+    nexts = {lit: source.find(lit) for lit in gate.literals}
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while True:
+        for lit, at in nexts.items():
+            if -1 < at < pos:
+                nexts[lit] = source.find(lit, pos)
+        hit = min((at for at in nexts.values() if at != -1), default=-1)
+        if hit == -1:
+            return spans
+        start, end = _widen(source, hit - gate.before, hit + gate.after + 1)
+        if spans and start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+        else:
+            spans.append((start, end))
+        pos = max(hit + 1, spans[-1][1] - gate.after)  # later hits before this keep their reach
+
+
+def _widen(text: str, start: int, end: int) -> tuple[int, int]:
+    """Move ``start`` back and ``end`` forward to the nearest whitespace (or the text's ends)."""
+    start = 0 if start <= 0 else _SPACE_BEFORE.search(text, max(0, start - _WIDEN_MAX), start + 1).end()
+    found = _SPACE_AFTER.search(text, end, end + _WIDEN_MAX)
+    return start, found.start() if found else min(end + _WIDEN_MAX, len(text))
+
+
+_WIDEN_MAX = 256  # a "word" longer than this may be cut at a window's edge
+_SPACE_BEFORE = re.compile(r"(?:.*\s)?", re.DOTALL)
+_SPACE_AFTER = re.compile(r"\s")
+
+
+class _View:
+    """The windows of a text joined into one string (NUL-separated), and the way back to text offsets."""
+
+    def __init__(self, text: str, spans: list[tuple[int, int]]) -> None:
+        if sum(end - start for start, end in spans) > len(text) // 2:
+            spans = [(0, len(text))] if text else []
+        self.text = "\x00".join(text[start:end] for start, end in spans)
+        self.starts: list[int] = []
+        self.shifts: list[int] = []
+        joined = 0
+        for start, end in spans:
+            self.starts.append(joined)
+            self.shifts.append(start - joined)
+            joined += end - start + 1
+
+    def shift(self, pos: int) -> int:
+        """How far a match starting at ``pos`` in the joined string is from its place in the text."""
+        return self.shifts[bisect_right(self.starts, pos) - 1]
+
+
+def _atoms(text: str, low: str) -> tuple[list[Constraint], bytearray]:
+    """Atomic constraints in text order, and a map of the characters they cover.
+
+    Each span goes to the first extractor (in priority order) that matches it.
+    """
     taken = bytearray(len(text))
     found: list[Constraint] = []
-    for pattern, build in _EXTRACTORS:
-        for m in pattern.finditer(text):
-            if taken.find(1, m.start(), m.end()) != -1:
-                continue
-            for constraint in build(m, text):
-                if taken.find(1, constraint.start, constraint.end) == -1:
-                    taken[constraint.start:constraint.end] = b"\x01" * (constraint.end - constraint.start)
-                    found.append(constraint)
+    views: dict[_Gate, _View] = {}
+    for pattern, build, gate in _EXTRACTORS:
+        view = views.get(gate) or views.setdefault(gate, _View(text, _windows(low if gate.folded else text, gate)))
+        for m in pattern.finditer(view.text):
+            shift = view.shift(m.start())
+            if taken.find(1, m.start() + shift, m.end() + shift) == -1:
+                found += _claim(build(m, view.text), shift, taken)
     found.sort(key=lambda c: c.start)
-    return found
+    return found, taken
+
+
+def _claim(built: list[Constraint], shift: int, taken: bytearray) -> Iterator[Constraint]:
+    """Move built constraints to text offsets and mark their spans taken, skipping any that overlap."""
+    for c in built:
+        start, end = c.start + shift, c.end + shift
+        if taken.find(1, start, end) == -1:
+            taken[start:end] = b"\x01" * (end - start)
+            yield Constraint(c.cls, c.token, c.text, start, end)
 
 
 def _atom_word(atom: Constraint) -> str:
@@ -388,7 +507,11 @@ def _atom_word(atom: Constraint) -> str:
 
 
 def _object(text: str, pos: int, atoms_at: dict[int, Constraint]) -> tuple[list[str], int]:
-    """The few words a negation or qualifier governs, starting at ``pos``; and where they end."""
+    """The few words a negation or qualifier governs, starting at ``pos``; and where they end.
+
+    Up to three content words; stop words end the object once it has one, auxiliaries and
+    articles ride along uncounted, an atomic constraint or the end of a sentence ends it.
+    """
     words: list[str] = []
     counted, end = 0, pos
     while counted < _OBJECT_WORDS and (gap := _GAP.match(text, end)):
@@ -397,10 +520,10 @@ def _object(text: str, pos: int, atoms_at: dict[int, Constraint]) -> tuple[list[
             break
         words.append(word)
         end = after
-        counted += word not in _ARTICLES and word not in _STOP_WORDS
+        counted += word not in _UNCOUNTED
         if stop_after:
             break
-    while words and (words[-1] in _ARTICLES or words[-1] in _STOP_WORDS):
+    while words and words[-1] in _UNCOUNTED:
         words.pop()
     return words, end
 
@@ -417,26 +540,50 @@ def _next_word(text: str, pos: int, atoms_at: dict[int, Constraint]) -> tuple[st
 
 
 def _head(m: re.Match[str]) -> tuple[str, str]:
-    """The class and canonical trigger of a phrase match: ``"do not"`` -> ``("negation", "not")``."""
-    raw = " ".join(m.group().lower().split())
+    """The class and canonical trigger of a phrase match: ``"can't"`` -> ``("negation", "not")``."""
+    raw = " ".join(m.group().split())
     if m["qual"]:
         return "qualifier", _QUALIFIERS[raw]
     return "negation", _NEGATIONS.get(raw, "not")
 
 
-def _phrases(text: str, atoms: list[Constraint]) -> Iterator[Constraint]:
+def _trigger_starts(low: str) -> list[int]:
+    """Where a negation or qualifier may start: word starts found from each trigger's anchor word."""
+    starts: set[int] = set()
+    for lit, anchor in _TRIGGER_ANCHORS.items():
+        pos = low.find(lit)
+        while pos != -1:
+            end = pos + len(lit)
+            if anchor < 0:
+                starts.add(_word_start(low, pos))
+            elif (not pos or not low[pos - 1].isalnum()) and (end == len(low) or not low[end].isalnum()):
+                starts.add(_word_start(low, _word_start(low, pos) - 1) if anchor else pos)
+            pos = low.find(lit, end)
+    return sorted(starts)
+
+
+def _word_start(low: str, pos: int) -> int:
+    """Start of the word ending at or containing ``pos`` (skipping whitespace back first)."""
+    while pos > 0 and low[pos - 1] in " \t\n" and not low[pos].isalnum():
+        pos -= 1
+    while pos > 0 and low[pos - 1].isalnum():
+        pos -= 1
+    return pos
+
+
+def _phrases(text: str, low: str, atoms: list[Constraint], taken: bytearray) -> Iterator[Constraint]:
     """Negations and qualifiers with their objects; triggers inside an atom are not phrases."""
     atoms_at = {atom.start: atom for atom in atoms}
-    inside = bytearray(len(text))
-    for atom in atoms:
-        inside[atom.start:atom.end] = b"\x01" * (atom.end - atom.start)
-    for m in _PHRASE.finditer(text):
-        if inside.find(1, m.start(), m.end()) != -1:
+    covered = 0
+    for start in _trigger_starts(low):
+        m = _PHRASE.match(low, start)
+        if m is None or start < covered or taken.find(1, m.start(), m.end()) != -1:
             continue
         words, end = _object(text, m.end(), atoms_at)
         if words:
             cls, head = _head(m)
-            yield Constraint(cls, f"{cls}:{head} {' '.join(words)}", text[m.start():end], m.start(), end)
+            covered = m.end()
+            yield Constraint(cls, f"{cls}:{head} {' '.join(words)}", text[start:end], start, end)
 
 
 def find_constraints(text: str) -> list[Constraint]:
@@ -445,8 +592,9 @@ def find_constraints(text: str) -> list[Constraint]:
     Atomic constraints never overlap one another; negation and qualifier phrases may contain
     them. The same text always gives the same list.
     """
-    atoms = _atoms(text)
-    found = atoms + list(_phrases(text, atoms))
+    low = _fold(text)
+    atoms, taken = _atoms(text, low)
+    found = atoms + list(_phrases(text, low, atoms, taken))
     found.sort(key=lambda c: (c.start, c.end))
     return found
 
