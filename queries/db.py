@@ -22,7 +22,9 @@ from handoff.store.tables import PRIMARY_KEYS, SCHEMAS
 
 #: How each view orders duplicates: the first row per primary key wins.
 _PREFERENCE = {
-    "handoffs": "CASE tier WHEN 'full' THEN 0 ELSE 1 END, ts",
+    # A row rewritten by retention (tier digest) wins over its full copy: between the job's
+    # write and delete phases both exist, and a reader must never see the dropped content again.
+    "handoffs": "CASE tier WHEN 'full' THEN 1 ELSE 0 END, ts",
     "runs": "recorded_ts DESC",
 }
 

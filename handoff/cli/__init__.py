@@ -39,5 +39,10 @@ def _register() -> None:
 
     main.add_command(_scrub.scrub_test)
 
+    from handoff.cli import retention as _retention
+
+    for _command in (_retention.retention, _retention.pin_command, _retention.unpin_command):
+        main.add_command(_command)
+
 
 _register()
