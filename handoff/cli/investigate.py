@@ -41,6 +41,10 @@ def _duration(text: str) -> timedelta:
     return parse_duration(text)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _lost_cell(lost: list[dict[str, str]]) -> str:
     return "; ".join(f"{item['class']}: {item['text']}" for item in lost) or "-"
 
@@ -316,7 +320,7 @@ def _print_checks(results, details, run_id: str | None, as_json: bool, as_markdo
         return
     failed = [(r, lost) for r, lost in zip(results, details) if r.status == "fail"]
     runs = len({r.run_id for r in results})
-    click.echo(f"{len(results)} checks on {runs} runs: {len(results) - len(failed)} passed, {len(failed)} failed")
+    click.echo(f"{_count(len(results), 'check')} on {_count(runs, 'run')}: {len(results) - len(failed)} passed, {len(failed)} failed")
     # One run: every result (a pass is information). A window: only the failures.
     shown = list(zip(results, details)) if run_id else failed
     if not shown:
@@ -367,7 +371,7 @@ def blast_radius_command(run_id: str, handoff_id: str, since: str, same: tuple[s
     click.echo(f"signature: {signature.from_step or '-'} → {signature.to_step} ({signature.scope}) lost {lost}"
                + "".join(f" {column}={value}" for column, value in signature.same)
                + (f" where {signature.where}" if signature.where else ""))
-    click.echo(f"{len({m.run_id for m in matches})} runs matched in the last {since}")
+    click.echo(f"{_count(len({m.run_id for m in matches}), 'run')} matched in the last {since}")
     if matches:
         _emit([[day.isoformat(), count] for day, count in counts_per_day(matches)], ["day", "runs"], as_markdown)
         _emit([[m.run_id, m.handoff_id, m.ts] for m in matches], ["run", "handoff", "ts"], as_markdown)

@@ -5,6 +5,8 @@
     temporary store: INV-88214, three clean invoices and one more affected invoice.
 ``demo_copy``
     A private copy of the demo store for tests that write check results into it.
+``webhook``
+    A real HTTP server on loopback keeping every JSON body POSTed to ``webhook.url``.
 ``population`` (session)
     :func:`tests.queries.population.build_population` with 6,000 runs over 90 days, ten of them
     carrying the INV-88214 fault.
@@ -12,11 +14,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
@@ -67,3 +72,37 @@ def demo_copy(demo: Demo, tmp_path: Path) -> Demo:
 def population(tmp_path_factory: pytest.TempPathFactory) -> Population:
     """A generated 6,000-run store (digest rows built directly, a few seconds)."""
     return build_population(str(tmp_path_factory.mktemp("population") / "store"), runs=6000)
+
+
+class _Webhook:
+    """A real HTTP server on loopback that keeps every JSON body POSTed to it."""
+
+    def __init__(self) -> None:
+        self.bodies: list[dict] = []
+        bodies = self.bodies
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = HTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/hooks/handoff"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def webhook():
+    """A loopback webhook receiver."""
+    hook = _Webhook()
+    yield hook
+    hook.close()
