@@ -17,6 +17,7 @@ from typing import Any
 from handoff.capture import Handle, current, fallback, record, run, step
 from handoff.context import bind
 from handoff.errors import HandoffError
+from handoff.propagation import extract, inject
 
 __version__ = "0.1.0"
 
@@ -93,8 +94,10 @@ __all__ = [
     "bind",
     "configure",
     "current",
+    "extract",
     "fallback",
     "flush",
+    "inject",
     "record",
     "run",
     "shutdown",

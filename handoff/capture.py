@@ -211,7 +211,8 @@ class Handle:
             return matches[0], matches[1:]
         if self._enclosing is not None:
             return self._enclosing.handoff_id, []
-        return None, []
+        # A run joined from another process (handoff.extract) names the remote caller.
+        return getattr(self._run, "remote_parent", None), []
 
     def _set_output(self, rendered: Rendered) -> None:
         self._output, self._output_type = rendered
@@ -245,6 +246,7 @@ class Handle:
             "handoff.status": self.status,
             "handoff.input.sha256": self._input_sha or "",
             "handoff.input.bytes": len(self._input or b""),
+            "handoff.input.ref": span_ref(self._run.run_id, self.handoff_id, "in"),
         }
         if self._parent_id:
             attributes["handoff.parent_id"] = self._parent_id
@@ -253,6 +255,7 @@ class Handle:
         if self._output is not None:
             attributes["handoff.output.sha256"] = self._output_sha or ""
             attributes["handoff.output.bytes"] = len(self._output)
+            attributes["handoff.output.ref"] = span_ref(self._run.run_id, self.handoff_id, "out")
         if "model" in self._config:
             attributes["gen_ai.request.model"] = str(self._config["model"])
         if self._input_tokens is not None:
@@ -303,6 +306,15 @@ class Handle:
             attributes=dict(self._spec.attributes),
             scrub=self._spec.scrub,
         )
+
+
+def span_ref(run_id: str, handoff_id: str, side: str) -> str:
+    """Return the logical content ref put on spans: ``handoff://<run_id>/<handoff_id>/<in|out>``.
+
+    The stored ref (file and row) is only known once the background writer has written the
+    content; this one is stable from the start and resolves with ``handoff show RUN HANDOFF``.
+    """
+    return f"handoff://{run_id}/{handoff_id}/{side}"
 
 
 def _opt_str(value: Any) -> str | None:

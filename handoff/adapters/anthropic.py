@@ -1,0 +1,58 @@
+"""Anthropic SDK adapter: every API call is a handoff with the exact request and response bodies.
+
+    import anthropic
+    from handoff.adapters import anthropic as handoff_anthropic
+
+    client = anthropic.Anthropic(http_client=handoff_anthropic.http_client())
+    aclient = anthropic.AsyncAnthropic(http_client=handoff_anthropic.async_http_client())
+
+The handoff goes to ``anthropic.<endpoint>`` (``anthropic.messages``) from the step that made
+the call; its input is the JSON body the SDK sent, its output the body the API returned
+(streamed events whole), usage tokens come from the response (``message_start`` and
+``message_delta`` events when streaming) and ``model`` from the request. Trace context and
+the run's baggage ride along in the request headers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from handoff.adapters._http import Namer, http_lib, step_name, transport_classes
+
+__all__ = ["async_http_client", "async_transport", "http_client", "transport"]
+
+
+def _lib():
+    import anthropic
+
+    return http_lib(anthropic.DefaultHttpxClient)
+
+
+def transport(inner: Any = None, *, to: Namer | None = None, from_: str | None = None, propagate: bool = True) -> Any:
+    """Return a recording transport around ``inner`` for building your own HTTP client.
+
+    ``to`` maps a request to the consumer step name; ``from_`` fixes the producer name;
+    ``propagate=False`` keeps trace headers and baggage off the wire.
+    """
+    sync_class, _ = transport_classes(_lib())
+    return sync_class(inner, name=to or step_name("anthropic"), from_=from_, propagate=propagate)
+
+
+def async_transport(inner: Any = None, *, to: Namer | None = None, from_: str | None = None, propagate: bool = True) -> Any:
+    """The asyncio twin of :func:`transport`."""
+    _, async_class = transport_classes(_lib())
+    return async_class(inner, name=to or step_name("anthropic"), from_=from_, propagate=propagate)
+
+
+def http_client(*, to: Namer | None = None, from_: str | None = None, propagate: bool = True, **kwargs: Any) -> Any:
+    """Return the SDK's default HTTP client with a recording transport: ``Anthropic(http_client=...)``."""
+    import anthropic
+
+    return anthropic.DefaultHttpxClient(transport=transport(to=to, from_=from_, propagate=propagate), **kwargs)
+
+
+def async_http_client(*, to: Namer | None = None, from_: str | None = None, propagate: bool = True, **kwargs: Any) -> Any:
+    """Return the SDK's default async HTTP client with a recording transport: ``AsyncAnthropic(http_client=...)``."""
+    import anthropic
+
+    return anthropic.DefaultAsyncHttpxClient(transport=async_transport(to=to, from_=from_, propagate=propagate), **kwargs)
