@@ -223,23 +223,71 @@ def lost_details(store: ObjectStore, con: duckdb.DuckDBPyConnection, result: Any
     Upstream is the parent's output for an edge, the step's own input for a step check. When
     that content is gone (digest tier), ``text`` is the normalized value from the token.
     """
-    if not result.lost:
-        return []
-    written = _upstream_texts(store, con, result)
-    return [{"class": token.split(":", 1)[0], "text": written.get(token, token.split(":", 1)[1])} for token in result.lost]
+    return UpstreamTexts(store, con).details(result)
 
 
-def _upstream_texts(store: ObjectStore, con: duckdb.DuckDBPyConnection, result: Any) -> dict[str, str]:
-    from handoff.constraints import find_constraints
-    from handoff.errors import HandoffError
-    from handoff.queries.content import fetch_content
+class UpstreamTexts:
+    """Looks up how lost constraints were written upstream, reading each packed content file once."""
 
-    handoff_id, side = (result.parent_handoff_id, "out") if result.parent_handoff_id else (result.handoff_id, "in")
-    try:
-        data = fetch_content(store, con, result.run_id, handoff_id, side)
-    except HandoffError:
-        return {}
-    texts: dict[str, str] = {}
-    for constraint in find_constraints(data.decode("utf-8", errors="replace")):
-        texts.setdefault(constraint.token, constraint.text)
-    return texts
+    def __init__(self, store: ObjectStore, con: duckdb.DuckDBPyConnection) -> None:
+        self.store = store
+        self.con = con
+        self._files: dict[str, Any] = {}
+
+    def details(self, result: Any) -> list[dict[str, str]]:
+        """``[{"class", "text"}]`` for ``result.lost``, in token order."""
+        return self.details_all([result])[0]
+
+    def details_all(self, results: list[Any]) -> list[list[dict[str, str]]]:
+        """:meth:`details` for many results, looking their content refs up in one query."""
+        refs = self._refs([r for r in results if r.lost])
+        return [self._describe(r, refs.get(self._upstream_key(r))) if r.lost else [] for r in results]
+
+    @staticmethod
+    def _upstream_key(result: Any) -> tuple[str, str, str]:
+        if result.parent_handoff_id:
+            return result.run_id, result.parent_handoff_id, "out"
+        return result.run_id, result.handoff_id, "in"
+
+    def _refs(self, results: list[Any]) -> dict[tuple[str, str, str], str]:
+        if not results:
+            return {}
+        run_ids = sorted({r.run_id for r in results})
+        rows = query(self.con, "SELECT run_id, handoff_id, input_ref, output_ref FROM handoffs WHERE list_contains(?, run_id)", [run_ids])
+        refs = {}
+        for row in rows:
+            refs[(row["run_id"], row["handoff_id"], "in")] = row["input_ref"]
+            refs[(row["run_id"], row["handoff_id"], "out")] = row["output_ref"]
+        return refs
+
+    def _describe(self, result: Any, ref: str | None) -> list[dict[str, str]]:
+        from handoff.constraints import find_constraints
+        from handoff.errors import HandoffError
+
+        try:
+            data = self._fetch(ref) if ref else None
+        except HandoffError:
+            data = None
+        written: dict[str, str] = {}
+        for constraint in find_constraints(data.decode("utf-8", errors="replace")) if data else ():
+            written.setdefault(constraint.token, constraint.text)
+        return [{"class": token.split(":", 1)[0], "text": written.get(token, token.split(":", 1)[1])} for token in result.lost]
+
+    def _fetch(self, ref: str) -> bytes | None:
+        import pyarrow.compute as pc
+
+        from handoff.queries.content import fetch_ref
+        from handoff.store.layout import parse_ref
+        from handoff.store.tables import read_file
+
+        key, row = parse_ref(ref)
+        if row is None:
+            return fetch_ref(self.store, ref)
+        if key not in self._files:
+            self._files[key] = read_file(self.store, key, columns=["run_id", "handoff_id", "side", "content"])
+        table = self._files[key]
+        run_id, handoff_id, side = row.rsplit("/", 2)
+        mask = pc.and_(pc.and_(pc.equal(table["run_id"], run_id), pc.equal(table["handoff_id"], handoff_id)),
+                       pc.equal(table["side"], side))
+        found = table.filter(mask)
+        return found["content"][0].as_py() if found.num_rows else None

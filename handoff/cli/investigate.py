@@ -67,9 +67,9 @@ def _elide(text: str, context_words: int) -> str:
 
 
 def _elide_change(text: str, context_words: int) -> str:
-    """A long deletion or insertion keeps its start and end (changes get 4x the context of unchanged text)."""
+    """A long deletion or insertion keeps its start and end: 20x the context of unchanged text, at least 60 words."""
     words = text.split(" ")
-    keep = 4 * context_words
+    keep = max(20 * context_words, 60)
     if context_words < 0 or len(words) <= 2 * keep + 1:
         return text
     return " ".join(words[:keep]) + f" …({len(words) - 2 * keep} words)… " + " ".join(words[-keep:])
@@ -217,13 +217,13 @@ def alerts_command(since: str, max_ratio: float, min_bytes: int, step_ratios: tu
         handoff alerts --since 24h --max-ratio 0.25 --step-ratio orchestrator.compress_v3=0.1
     """
     from handoff.queries.alerts import find_alerts, parse_step_ratio
-    from handoff.queries.checks import lost_details
+    from handoff.queries.checks import UpstreamTexts
 
     with errors_as_click():
         ratios = dict(parse_step_ratio(text) for text in step_ratios)
         store, con = open_views(store_url)
         alerts = find_alerts(con, since=_duration(since), max_ratio=max_ratio, min_bytes=min_bytes, step_ratios=ratios)
-        details = [lost_details(store, con, alert) for alert in alerts]
+        details = UpstreamTexts(store, con).details_all(alerts)
     if as_json:
         print_json([
             {"run_id": a.run_id, "handoff_id": a.handoff_id, "parent_handoff_id": a.parent_handoff_id, "check": a.check,
@@ -292,7 +292,7 @@ def check_command(run_id: str | None, since: str, plugins: tuple[str, ...], no_r
 
         handoff check run_01JD8X2K7M4Q9V3T6B1N5C8R2P --json
     """
-    from handoff.queries.checks import lost_details, run_checks, write_results
+    from handoff.queries.checks import UpstreamTexts, run_checks, write_results
 
     _import_plugins(plugins)
     with errors_as_click():
@@ -302,7 +302,7 @@ def check_command(run_id: str | None, since: str, plugins: tuple[str, ...], no_r
         if not no_record and results:
             write_results(store, results)
         trips = breaker.evaluate(results)
-        details = [lost_details(store, con, r) if r.status == "fail" else [] for r in results]
+        details = UpstreamTexts(store, con).details_all(results)
     _print_checks(results, details, run_id, as_json, as_markdown)
     for trip in trips:
         click.echo(trip.message(), err=True)
@@ -420,7 +420,7 @@ def health_command(since: str, by: str, breaker_runs: int, breaker_window: str,
     columns = [by, "runs", "handoffs", "errors", "fallbacks", "degraded", "fallbacks by name", "failing checks"]
     rows = [[s.step, s.runs, s.handoffs, f"{s.error_rate:.0%}", f"{s.fallback_rate:.0%}", f"{s.degraded_rate:.0%}",
              ", ".join(f"{k} ({v})" for k, v in s.fallbacks.items()) or "-",
-             ", ".join(f"{k} ({v} runs)" for k, v in s.failing_checks.items()) or "-"] for s in steps]
+             ", ".join(f"{k} ({_count(v, 'run')})" for k, v in s.failing_checks.items()) or "-"] for s in steps]
     _emit(rows, columns, as_markdown)
     for s in steps:
         if s.degraded_runs:
