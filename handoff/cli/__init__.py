@@ -30,6 +30,11 @@ def _register() -> None:
     main.add_command(_runs.runs)
     main.add_command(_runs.show_content_command)
 
+    from handoff.cli import store as _store
+
+    for _command in (_store.status, _store.compact_command, _store.fsck_command):
+        main.add_command(_command)
+
     from handoff.cli import investigate as _investigate
 
     for _command in _investigate.COMMANDS:
