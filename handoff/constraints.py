@@ -152,25 +152,47 @@ _QUALIFIERS = {
     "within": "within", "subject to": "subject to", "provided that": "provided that",
     "as long as": "provided that",
 }
-_QUALIFIER_ALT = "|".join(
-    sorted((q.replace(" ", r"\s+") for q in _QUALIFIERS), key=len, reverse=True))
-_PHRASE = re.compile(
-    rf"\b(?:(?P<qual>{_QUALIFIER_ALT})"
-    r"|(?P<neg>not|never|cannot|(?:do|does|did|is|are|was|were|has|have|had|must|should|would|could|need|ca|wo|sha)n['’]t"
-    r"|no|without))\b",
-    re.IGNORECASE,
+_NEGATION_WORDS = ("not", "never", "cannot", "no", "without", *(
+    f"{aux}n{apostrophe}t" for apostrophe in "'’" for aux in (
+        "do", "does", "did", "is", "are", "was", "were", "has", "have", "had", "must", "should", "would",
+        "could", "need", "ca", "wo", "sha")))
+
+
+def _trie_pattern(phrases: list[str]) -> str:
+    """A regex matching any of ``phrases``, factored by shared prefixes so `re` does not try each in turn."""
+    tree: dict = {}
+    for phrase in phrases:
+        node = tree
+        for char in phrase:
+            node = node.setdefault(char, {})
+        node[""] = {}
+    return _trie_node(tree)
+
+
+def _trie_node(node: dict) -> str:
+    branches = [(r"\s+" if char == " " else re.escape(char)) + _trie_node(child)
+                for char, child in sorted(node.items()) if char]
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+    return f"(?:{body})?" if "" in node else body
+
+
+_PHRASE_BODY = f"({_trie_pattern([*_QUALIFIERS, *_NEGATION_WORDS])})(?![a-z0-9])"
+# Triggers are matched in lower-cased text, after the character before them: a space (by far
+# the most common, and a literal `re` finds fastest), a line break, or punctuation.
+_PHRASES_AFTER = (
+    re.compile(" " + _PHRASE_BODY), re.compile("\n" + _PHRASE_BODY),
+    re.compile(r"[\t(\[{\"'“‘*_/>—–-]" + _PHRASE_BODY),
 )
-# Each trigger is found from one word: 0 = the phrase starts at it, 1 = at the word before
-# it (``at least``), -1 = at the start of the word it ends (``don't``).
-_TRIGGER_ANCHORS = {
-    **{word: 0 for word in (
-        "no", "not", "never", "cannot", "without", "within", "unless", "until", "except", "excluding",
-        "including", "per", "before", "after", "prior", "subject", "provided", "based", "base", "only",
-        "capped", "up")},
-    "least": 1, "most": 1, "minimum": 1, "maximum": 1, "long": 1, "n't": -1, "n’t": -1,
-}
-_GAP = re.compile(r"[*_]*(?:[ \t]+|[ \t]*\n[ \t]*(?=[a-z*_]))[*_]*")  # markdown emphasis is not a word
-_WORD = re.compile(r"[A-Za-z0-9][\w'’-]*")
+_PHRASE_AT_START = re.compile(_PHRASE_BODY)
+_GAP_PATTERN = r"[*_]*(?:[ \t]+|[ \t]*\n[ \t]*(?=[a-z*_]))[*_]*"  # markdown emphasis is not a word
+_WORD_PATTERN = r"[A-Za-z0-9][\w'’-]*"
+_GAP = re.compile(_GAP_PATTERN)
+_WORD = re.compile(_WORD_PATTERN)
+# Runs of plain words after a trigger: the common case, handled without a loop over matches.
+_WORD_RUNS = tuple(re.compile(rf"(?:{_GAP_PATTERN}{_WORD_PATTERN}){{{n}}}") for n in range(1, 13))
+_WORD_RUN = re.compile(rf"(?:{_GAP_PATTERN}{_WORD_PATTERN}){{1,12}}")
 _SENTENCE_END = frozenset(".;:!?,)]}\"”")
 
 
@@ -254,8 +276,8 @@ def _date_us(m: re.Match[str], text: str) -> list[Constraint]:
 
 
 def _date_named(m: re.Match[str], text: str) -> list[Constraint]:
-    month = _MONTHS[m["mon"][:3].lower()]
-    return _date_emit(m, text, m["y"] or m["y2"], month, m["d"])
+    month = _MONTHS.get(m["mon"][:3].lower())  # the pattern pairs letters loosely: "Man" is no month
+    return _date_emit(m, text, m["y"] or m["y2"], month, m["d"]) if month else []
 
 
 def _time(m: re.Match[str], text: str) -> list[Constraint]:
@@ -326,16 +348,24 @@ def _id_plain(m: re.Match[str], text: str) -> list[Constraint]:
     return [_make("id", m.group(), text, m.start(), m.end())]
 
 
-def _number(m: re.Match[str], text: str) -> list[Constraint]:
-    if _is_list_marker(text, m.start(), m.end()):
+def _quantity(m: re.Match[str], text: str) -> list[Constraint]:
+    """A number, alone or as a percentage or a count of some unit."""
+    if m["pct"]:
+        return _percent(m, text)
+    if m["unit"]:
+        return _unit(m, text)
+    start, end = m.start(), m.end()
+    if text[end:end + 1].isalnum() or text[end:end + 1] == "_" or _is_list_marker(text, start, end):
         return []
-    return [_make("number", _norm_number(m.group()), text, m.start(), m.end())]
+    return [_make("number", _norm_number(m["num"]), text, start, end)]
 
 
 def _is_list_marker(text: str, start: int, end: int) -> bool:
     """``1.`` or ``2)`` opening a line is list numbering, not a constraint."""
-    line_start = text.rfind("\n", 0, start) + 1
-    return not text[line_start:start].strip(" \t#*-") and text[end:end + 2] in (". ", ") ", ".\n", ")\n")
+    if text[end:end + 2] not in (". ", ") ", ".\n", ")\n"):
+        return False
+    line_start = text.rfind("\n", max(0, start - 16), start) + 1
+    return (line_start > 0 or start <= 16) and not text[line_start:start].strip(" \t#*-")
 
 
 _CLAUSE_MORE = re.compile(rf"\s*(?:,|and|or|to|through|&|–|-)\s*(?P<ref>{_CLAUSE_REF})")
@@ -358,19 +388,22 @@ class _Gate:
     folded: bool = False
 
 
-_DIGITS = _Gate(tuple("0123456789"), before=24, after=40)
+_DIGITS = _Gate(tuple("0123456789"), before=16, after=32)
 _UNDERSCORE = _Gate(("_",), before=0, after=0)
 # Clause references by letter or roman numeral (``Schedule B``, ``Article IV``); numbered ones
 # are found near their digits.
-_CLAUSE_WORDS = _Gate(
-    ("Section", "Article", "Art.", "Schedule", "Annex", "Appendi", "Exhibit"),
-    before=0, after=64)
+_CLAUSE_WORDS = _Gate(("article", "art.", "schedule", "annex", "appendi", "exhibit"), before=0, after=64, folded=True)
 # The keyword's first letter is matched on its own so `re` can skip ahead to candidates;
 # the rest is matched case-insensitively.
 _CLAUSE_KEYWORD = re.compile(
     r"(?P<kw>[§¶][§¶]?|[CcSsPpAaEe](?<![\w][CcSsPpAaEe])(?i:lauses?|ections?|ecs?\.|aragraphs?|aras?\.?"
     r"|rticles?|rts?\.|chedules?|nnex(?:es)?|ppendix|ppendices|xhibits?)(?![A-Za-z]))"
     rf"\s*(?P<ref>{_CLAUSE_REF})")
+# A number, then what it counts: a percent sign or word, or a unit (maybe after one adjective).
+_QUANTITY = re.compile(
+    rf"(?P<num>{_NUM})(?:\s?(?P<pct>%|(?i:percent|per\s?cent|pct)\b)"
+    rf"|(?:[\s-](?!(?:{'|'.join(sorted(_STOP_WORDS | _FILLER_WORDS | _ARTICLES))})\b)[a-z]+[\s-]|[\s-]?)"
+    rf"(?P<unit>{_UNIT_ALT})(?![\w]))?")
 _DATE_NAMED_TAIL = r"(?:,?\s+(?P<y>\d{4})(?!\d))?"
 
 # In priority order: a span taken by an earlier extractor is not matched again by a later one.
@@ -378,8 +411,8 @@ _EXTRACTORS: tuple[tuple[re.Pattern[str], _Builder, _Gate], ...] = (
     (re.compile(
         r"[0-9a-fA-F](?<![\w-][0-9a-fA-F])(?:[0-9a-fA-F]{7}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
         r"-[0-9a-fA-F]{12}|[0-9a-fA-F]{6,})(?![\w-])"), _id_hex, _DIGITS),
-    (re.compile(r"[A-Z](?<![\w-][A-Z])[A-Z0-9]*(?:-[A-Z0-9]+)*(?![\w-])"), _id_with_digit, _DIGITS),
-    (re.compile(r"[a-z](?<![\w-][a-z])[a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])"), _id_with_digit, _DIGITS),
+    (re.compile(r"[A-Z](?<![\w-][A-Z])(?=[A-Z0-9-]*\d)[A-Z0-9]*(?:-[A-Z0-9]+)*(?![\w-])"), _id_with_digit, _DIGITS),
+    (re.compile(r"[a-z](?<![\w-][a-z])(?=[a-z0-9-]*\d)[a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])"), _id_with_digit, _DIGITS),
     (re.compile(r"[A-Za-z](?<![\w.][A-Za-z])(?:[A-Za-z0-9]*\.[A-Za-z])*[A-Za-z0-9]*_\w*(?:\.[A-Za-z_]\w*)*"),
      _id_plain, _UNDERSCORE),
     (re.compile(r"(?P<y>\d(?<![\w.]\d)\d{3})(?P<sep>[-/])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})(?!\d)"),
@@ -400,16 +433,12 @@ _EXTRACTORS: tuple[tuple[re.Pattern[str], _Builder, _Gate], ...] = (
     (re.compile(
         rf"(?P<num>\d(?<![\w.,]\d)(?:[\d,.]*\d)?){_MULT_BODY}\s?(?P<code>{_CURRENCY_CODES}|[Dd]ollars?|[Ee]uros?)"
         r"(?![A-Za-z])"), _money_suffix, _DIGITS),
-    (re.compile(rf"(?P<num>{_NUM})\s?(?:%|(?i:percent|per\s?cent|pct)\b)"), _percent, _DIGITS),
     (_CLAUSE_KEYWORD, _clause_keyword, _DIGITS),
     (_CLAUSE_KEYWORD, _clause_keyword, _CLAUSE_WORDS),
     (re.compile(r"\d(?<![\w.§]\d)\d*(?:\.\d+)*(?:\((?:[A-Za-z]{1,2}|[ivx]{1,5}|\d{1,2})\))+"),
      _clause_bare, _DIGITS),
-    (re.compile(
-        rf"(?P<num>{_NUM})(?:[\s-](?!(?:{'|'.join(sorted(_STOP_WORDS | _FILLER_WORDS | _ARTICLES))})\b)[a-z]+[\s-]"
-        rf"|[\s-]?)(?P<unit>{_UNIT_ALT})(?![\w])"), _unit, _DIGITS),
     (re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+){2,}(?![\w]|\.\d)"), _id_plain, _DIGITS),
-    (re.compile(rf"{_NUM}(?![\w])"), _number, _DIGITS),
+    (_QUANTITY, _quantity, _DIGITS),
 )
 
 
@@ -433,12 +462,13 @@ def _windows(source: str, gate: _Gate) -> list[tuple[int, int]]:
         hit = min((at for at in nexts.values() if at != -1), default=-1)
         if hit == -1:
             return spans
-        start, end = _widen(source, hit - gate.before, hit + gate.after + 1)
+        run_end = _RUN.match(source, hit).end()  # a whole number counts as one hit
+        start, end = _widen(source, hit - gate.before, run_end + gate.after)
         if spans and start <= spans[-1][1]:
             spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
         else:
             spans.append((start, end))
-        pos = max(hit + 1, spans[-1][1] - gate.after)  # later hits before this keep their reach
+        pos = max(run_end, spans[-1][1] - gate.after)  # later hits before this keep their reach
 
 
 def _widen(text: str, start: int, end: int) -> tuple[int, int]:
@@ -448,6 +478,7 @@ def _widen(text: str, start: int, end: int) -> tuple[int, int]:
     return start, found.start() if found else min(end + _WIDEN_MAX, len(text))
 
 
+_RUN = re.compile(r".[\d,.:/-]*", re.DOTALL)
 _WIDEN_MAX = 256  # a "word" longer than this may be cut at a window's edge
 _SPACE_BEFORE = re.compile(r"(?:.*\s)?", re.DOTALL)
 _SPACE_AFTER = re.compile(r"\s")
@@ -506,12 +537,33 @@ def _atom_word(atom: Constraint) -> str:
     return value + "%" if atom.cls == "percent" else value
 
 
-def _object(text: str, pos: int, atoms_at: dict[int, Constraint]) -> tuple[list[str], int]:
+def _object(text: str, pos: int, atoms_at: dict[int, Constraint], atom_starts: list[int]) -> tuple[list[str], int]:
     """The few words a negation or qualifier governs, starting at ``pos``; and where they end.
 
     Up to three content words; stop words end the object once it has one, auxiliaries and
     articles ride along uncounted, an atomic constraint or the end of a sentence ends it.
     """
+    run = _WORD_RUN.match(text, pos)
+    reach = run.end() if run else pos + 1
+    if run is None or "_" in run.group() or bisect_right(atom_starts, reach) != bisect_right(atom_starts, pos):
+        return _object_with_atoms(text, pos, atoms_at)
+    words: list[str] = []
+    counted = 0
+    for raw in run.group().replace("*", " ").split():
+        word = raw.lower()
+        if counted and word in _STOP_WORDS:
+            break
+        words.append(word)
+        counted += word not in _UNCOUNTED
+        if counted == _OBJECT_WORDS:
+            break
+    while words and words[-1] in _UNCOUNTED:
+        words.pop()
+    return words, _WORD_RUNS[len(words) - 1].match(text, pos).end() if words else pos
+
+
+def _object_with_atoms(text: str, pos: int, atoms_at: dict[int, Constraint]) -> tuple[list[str], int]:
+    """:func:`_object` word by word, for objects that contain an atomic constraint."""
     words: list[str] = []
     counted, end = 0, pos
     while counted < _OBJECT_WORDS and (gap := _GAP.match(text, end)):
@@ -541,45 +593,30 @@ def _next_word(text: str, pos: int, atoms_at: dict[int, Constraint]) -> tuple[st
 
 def _head(m: re.Match[str]) -> tuple[str, str]:
     """The class and canonical trigger of a phrase match: ``"can't"`` -> ``("negation", "not")``."""
-    raw = " ".join(m.group().split())
-    if m["qual"]:
+    raw = " ".join(m[1].split())
+    if raw in _QUALIFIERS:
         return "qualifier", _QUALIFIERS[raw]
     return "negation", _NEGATIONS.get(raw, "not")
 
 
-def _trigger_starts(low: str) -> list[int]:
-    """Where a negation or qualifier may start: word starts found from each trigger's anchor word."""
-    starts: set[int] = set()
-    for lit, anchor in _TRIGGER_ANCHORS.items():
-        pos = low.find(lit)
-        while pos != -1:
-            end = pos + len(lit)
-            if anchor < 0:
-                starts.add(_word_start(low, pos))
-            elif (not pos or not low[pos - 1].isalnum()) and (end == len(low) or not low[end].isalnum()):
-                starts.add(_word_start(low, _word_start(low, pos) - 1) if anchor else pos)
-            pos = low.find(lit, end)
-    return sorted(starts)
-
-
-def _word_start(low: str, pos: int) -> int:
-    """Start of the word ending at or containing ``pos`` (skipping whitespace back first)."""
-    while pos > 0 and low[pos - 1] in " \t\n" and not low[pos].isalnum():
-        pos -= 1
-    while pos > 0 and low[pos - 1].isalnum():
-        pos -= 1
-    return pos
+def _triggers(low: str) -> list[re.Match[str]]:
+    """Every negation or qualifier trigger in ``low``, in text order."""
+    found = [m for pattern in _PHRASES_AFTER for m in pattern.finditer(low)]
+    first = _PHRASE_AT_START.match(low)
+    found.sort(key=lambda m: m.start())
+    return [first, *found] if first else found
 
 
 def _phrases(text: str, low: str, atoms: list[Constraint], taken: bytearray) -> Iterator[Constraint]:
     """Negations and qualifiers with their objects; triggers inside an atom are not phrases."""
     atoms_at = {atom.start: atom for atom in atoms}
+    atom_starts = sorted(atoms_at)
     covered = 0
-    for start in _trigger_starts(low):
-        m = _PHRASE.match(low, start)
-        if m is None or start < covered or taken.find(1, m.start(), m.end()) != -1:
+    for m in _triggers(low):
+        start = m.start(1)
+        if start < covered or taken.find(1, start, m.end()) != -1:
             continue
-        words, end = _object(text, m.end(), atoms_at)
+        words, end = _object(text, m.end(), atoms_at, atom_starts)
         if words:
             cls, head = _head(m)
             covered = m.end()
