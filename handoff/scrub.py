@@ -5,16 +5,17 @@ value under the scrub key, so one email is one token in every handoff and run an
 still line up. Amounts, percentages, dates, clause references, invoice numbers, versions,
 digests and run ids are data, not PII: they survive.
 
-Speed comes from doing little: cheap single-line prefilters run over the whole text, only
-the lines they hit are analyzed by Presidio (restricted to the entities that hit), and each
-analyzed line is cached, because prompt templates repeat across runs. Presidio and spaCy
-are imported on first use and loaded once per process, with a blank English pipeline
-unless a NER model is named: nothing is ever downloaded.
+Speed comes from doing little. Text is scanned line by line; a line seen before takes its
+findings from a cache (prompt templates repeat across runs); a new line goes through cheap
+prefilters (no ``@``, no email), and only lines some prefilter passes reach Presidio, in
+batches, restricted to the entities that passed. Presidio is imported on first use and
+loaded once per process (see :mod:`handoff.secrets`); nothing is ever downloaded.
 """
 
 from __future__ import annotations
 
 import bisect
+import contextlib
 import functools
 import hashlib
 import hmac
@@ -25,19 +26,23 @@ import os
 import re
 import secrets as _random
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
-from handoff.secrets import SECRET_ENTITIES
+from handoff.secrets import (
+    NER_ENTITIES,
+    PII_ENTITIES,
+    SECRET_ENTITIES,
+    Prefilter,
+    SecretSpec,
+    analyzer_engine,
+    phone_shaped,
+)
 
 __all__ = ["DEFAULT_ENTITIES", "NER_ENTITIES", "PII_ENTITIES", "Finding", "ScrubError", "Scrubber"]
 
 logger = logging.getLogger("handoff.scrub")
 
-PII_ENTITIES: tuple[str, ...] = (
-    "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS", "US_SSN", "CRYPTO",
-)  # fmt: skip
-NER_ENTITIES: tuple[str, ...] = ("PERSON", "LOCATION")
 DEFAULT_ENTITIES: tuple[str, ...] = PII_ENTITIES + SECRET_ENTITIES
 _KNOWN_ENTITIES = frozenset(DEFAULT_ENTITIES + NER_ENTITIES)
 _PATTERN_PII = frozenset(PII_ENTITIES + NER_ENTITIES)
@@ -45,63 +50,10 @@ _PATTERN_PII = frozenset(PII_ENTITIES + NER_ENTITIES)
 _LINE_CACHE_SIZE = 65536
 _MAX_CACHED_LINE = 4096
 _BATCH_CHARS = 2000
-_PHONE_MIN_DIGITS = 7
 _PEM_BLOCK = re.compile(
     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
     r"|(?:(?:\\n|\r?\n)[A-Za-z0-9+/=:\- ]+)+)"
 )
-_QUERY_KEYS = r"token|access_token|refresh_token|id_token|auth_token|api_key|apikey|client_secret|secret|password|sig|signature|x-amz-signature|x-amz-credential|session_?id|code_verifier"
-
-_WORD = re.compile(r"\w+|[^\w\s]")
-_STOPWORDS = frozenset("a an and are as at be by for from has have in is it its of on or that the this to was were will with".split())
-_NO_DIGITS = str.maketrans("", "", "0123456789")
-_DATE_PREFIX = re.compile(r"\d{4}[\-/.]\d{1,2}[\-/.]\d{1,2}|\d{1,2}[\-/.]\d{1,2}[\-/.]\d{4}")
-_IPV4_LIKE = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
-_PHONE_CANDIDATE = re.compile(r"\+?\(?\d[\d \-.()]{5,20}\d")
-_PREFILTER_PATTERNS: dict[str, re.Pattern[str]] = {
-    "EMAIL_ADDRESS": re.compile(r"\w@\w"),
-    "CREDIT_CARD": re.compile(r"\d(?:[ \-]?\d){12,18}"),
-    "IBAN_CODE": re.compile(r"\b[A-Za-z]{2}\d{2}[ \-]?[A-Za-z0-9]{4}[ \-]?[A-Za-z0-9]{4}"),
-    "IP_ADDRESS": re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|::|(?:[0-9a-fA-F]{1,4}:){3}"),
-    "US_SSN": re.compile(r"\b\d{3}[\- .]\d{2}[\- .]\d{4}\b"),
-    "CRYPTO": re.compile(r"(?<![a-zA-Z0-9])(?:bc1|[13])[a-zA-HJ-NP-Z0-9]{25,59}"),
-    "AWS_ACCESS_KEY": re.compile(r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|AIPA)[A-Z0-9]{16}"),
-    "URL_CREDENTIAL": re.compile(r"://[^\s/@]+@|[?&;](?i:" + _QUERY_KEYS + r")="),
-}
-
-
-def _has_any(*needles: str) -> Callable[[str, str, int], bool]:
-    return lambda line, lower, digits: any(needle in lower for needle in needles)
-
-
-def _phone_gate(line: str, lower: str, digits: int) -> bool:
-    return digits >= _PHONE_MIN_DIGITS and any(_phone_shaped(m.group()) for m in _PHONE_CANDIDATE.finditer(line))
-
-
-# A gate is a necessary condition for its entity on one line, given the line, its lowercase
-# form and its digit count: a line no gate passes cannot hold a finding, so Presidio never sees it.
-_GATES: dict[str, Callable[[str, str, int], bool]] = {
-    "EMAIL_ADDRESS": lambda line, lower, digits: "@" in line,
-    "PHONE_NUMBER": _phone_gate,
-    "CREDIT_CARD": lambda line, lower, digits: digits >= 13,
-    "IBAN_CODE": lambda line, lower, digits: digits >= 2,
-    "IP_ADDRESS": lambda line, lower, digits: (digits >= 4 and "." in line) or line.count(":") >= 2,
-    "US_SSN": lambda line, lower, digits: digits >= 9,
-    "CRYPTO": lambda line, lower, digits: digits >= 1 and len(line) >= 26,
-    "PRIVATE_KEY": _has_any("private key"),
-    "AWS_ACCESS_KEY": lambda line, lower, digits: digits >= 1 and len(line) >= 20,
-    "AWS_SECRET_KEY": _has_any("secret"),
-    "API_KEY": _has_any("sk-", "_live_", "_test_"),
-    "GITHUB_TOKEN": _has_any("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-    "SLACK_TOKEN": _has_any("xox"),
-    "JWT": _has_any("eyj"),
-    "AUTH_TOKEN": _has_any("authorization", "bearer", "api-key", "auth-token"),
-    "PASSWORD": _has_any("pass", "pwd"),
-    "SECRET": _has_any("secret", "token", "key", "credential"),
-    "URL_CREDENTIAL": lambda line, lower, digits: "=" in line or "@" in line,
-    "PERSON": lambda line, lower, digits: True,
-    "LOCATION": lambda line, lower, digits: True,
-}
 
 # Data that looks like PII to a pattern: a PII finding whose whole text is one of these survives.
 _KEEP_PATTERNS = re.compile(
@@ -123,8 +75,6 @@ _SECRET_JSON_KEYS = re.compile(
 )
 _PASSWORD_JSON_KEYS = re.compile(r"(?i)password|passwd|passphrase|pwd")
 
-_engine_lock = threading.Lock()
-_engines: dict[str | None, Any] = {}
 _process_key_lock = threading.Lock()
 _process_key: bytes | None = None
 
@@ -171,7 +121,7 @@ class Scrubber:
         self._entities = _resolve_entities(entities, self._spacy_model, self._custom)
         self._allow = [_compile_allow(pattern) for pattern in allow]
         self._threshold = float(score_threshold)
-        self._prefilters = _prefilters_for(self._entities, self._custom)
+        self._prefilter = Prefilter(self._entities, [(spec.entity, re.compile(spec.regex, spec.flags)) for spec in self._custom])
         self._lines = _LineCache(_LINE_CACHE_SIZE)
         self._pseudonym = functools.lru_cache(maxsize=_LINE_CACHE_SIZE)(self._pseudonym_uncached)
         self._custom_recognizers: list | None = None
@@ -198,12 +148,8 @@ class Scrubber:
 
     def analyze(self, text: str) -> list[Finding]:
         """Return the findings in ``text`` that would be redacted, in order, without overlaps."""
-        try:
+        with _failures_as_scrub_error():
             return self._findings(text)
-        except ScrubError:
-            raise
-        except Exception as exc:
-            raise ScrubError(f"analysis failed: {type(exc).__name__}: {exc}") from exc
 
     def scrub_text(self, text: str) -> str:
         """Return ``text`` with every finding replaced by its pseudonym; raises ScrubError on failure."""
@@ -219,6 +165,10 @@ class Scrubber:
         """Scrub a payload by content type: JSON string values (and values under secret keys) are
         scrubbed and re-serialized canonically; text is scrubbed as UTF-8; octet-stream that is not
         UTF-8 is returned as is."""
+        with _failures_as_scrub_error():
+            return self._scrub_bytes(data, content_type)
+
+    def _scrub_bytes(self, data: bytes, content_type: str) -> bytes:
         media = content_type.split(";", 1)[0].strip().lower()
         if media == "application/json" or media.endswith("+json"):
             return self._scrub_json_bytes(data)
@@ -242,7 +192,9 @@ class Scrubber:
         findings: list[Finding] = []
         for start, end, is_key_block in _regions(text, "PRIVATE_KEY" in self._entities):
             if is_key_block:
-                findings += _shifted(self._analyze_segment(text[start:end], frozenset({"PRIVATE_KEY"})), start)
+                block = text[start:end]
+                entities = frozenset({"PRIVATE_KEY"}).union(*map(self._prefilter, block.split("\n")))
+                findings += _shifted(self._analyze_segment(block, entities), start)
                 continue
             lines = text[start:end].split("\n")
             for line, found in zip(lines, self._scan_lines(lines)):
@@ -254,23 +206,13 @@ class Scrubber:
     def _scan_lines(self, lines: list[str]) -> list[tuple[Finding, ...]]:
         """Findings per line: repeated lines come from the cache, the others are analyzed in one batch."""
         found = [self._lines.get(line) for line in lines]
-        missing = {line: self._line_entities(line) for line, hit in zip(lines, found) if hit is None}
+        missing = {line: self._prefilter(line) for line, hit in zip(lines, found) if hit is None}
         if missing:
             fresh = self._analyze_lines([line for line, entities in missing.items() if entities], missing)
             for line in missing:
                 self._lines.put(line, fresh.get(line, ()))
             found = [fresh.get(line, ()) if hit is None else hit for line, hit in zip(lines, found)]
         return found
-
-    def _line_entities(self, line: str) -> frozenset[str]:
-        """The entities whose prefilter passes on ``line``: a necessary condition for a finding."""
-        lower = line.lower()
-        digits = len(line) - len(line.translate(_NO_DIGITS))
-        return frozenset(
-            entity
-            for entity, gate, pattern in self._prefilters
-            if gate(line, lower, digits) and (pattern is None or pattern.search(line))
-        )
 
     def _analyze_lines(self, lines: list[str], entities: dict[str, frozenset[str]]) -> dict[str, tuple[Finding, ...]]:
         """Analyze ``lines`` joined into batches (one Presidio call per batch, not per line)."""
@@ -288,7 +230,7 @@ class Scrubber:
         return found
 
     def _analyze_segment(self, segment: str, entities: frozenset[str]) -> tuple[Finding, ...]:
-        results = _engine(self._spacy_model).analyze(
+        results = analyzer_engine(self._spacy_model).analyze(
             text=segment,
             language="en",
             entities=sorted(entities),
@@ -316,7 +258,7 @@ class Scrubber:
         if finding.entity == "PHONE_NUMBER":
             # A valid number of phone shape counts without a context word at the default threshold.
             passes = finding.score >= self._threshold or (finding.score >= 0.4 and self._threshold <= 0.5)
-            return passes and _phone_shaped(finding.text)
+            return passes and phone_shaped(finding.text)
         return finding.score >= self._threshold
 
     def _scrub_json_bytes(self, data: bytes) -> bytes:
@@ -336,6 +278,17 @@ class Scrubber:
             secret_entity = _secret_key_entity(key, value) if key is not None else None
             return self._pseudonym(secret_entity, value) if secret_entity else self.scrub_text(value)
         return value
+
+
+@contextlib.contextmanager
+def _failures_as_scrub_error() -> Iterator[None]:
+    """Any failure while scrubbing is a ScrubError, so the writer withholds the content."""
+    try:
+        yield
+    except ScrubError:
+        raise
+    except Exception as exc:
+        raise ScrubError(f"scrubbing failed: {type(exc).__name__}: {exc}") from exc
 
 
 class _LineCache:
@@ -416,14 +369,6 @@ def _to_finding(result: Any, text: str) -> Finding:
     return Finding(result.entity_type, result.start, result.end, round(result.score, 2), recognizer, text[result.start : result.end])
 
 
-def _phone_shaped(text: str) -> bool:
-    """A phone number has ten digits or more, or starts with ``+`` or an area code in parentheses."""
-    digits = len(text) - len(text.translate(_NO_DIGITS))
-    if digits < _PHONE_MIN_DIGITS or _DATE_PREFIX.match(text) or _IPV4_LIKE.search(text):
-        return False
-    return digits >= 10 or text.lstrip().startswith(("+", "("))
-
-
 def _secret_key_entity(key: str, value: str) -> str | None:
     if not _SECRET_JSON_KEYS.search(key) or not value.strip() or value.startswith("<"):
         return None
@@ -471,8 +416,6 @@ def _resolve_entities(entities: Iterable[str] | None, spacy_model: str | None, c
 
 
 def _custom_spec(config: dict) -> Any:
-    from handoff.secrets import SecretSpec
-
     missing = {"name", "entity", "regex"} - set(config)
     if missing:
         raise ValueError(f"custom recognizer needs {', '.join(sorted(missing))}: {config!r}")
@@ -480,16 +423,6 @@ def _custom_spec(config: dict) -> Any:
     group = 1 if pattern.groups else 0
     regex = config["regex"] if group else f"({config['regex']})"
     return SecretSpec(str(config["name"]), str(config["entity"]).upper(), regex, float(config.get("score", 0.8)), 1)
-
-
-def _always(line: str, lower: str, digits: int) -> bool:
-    return True
-
-
-def _prefilters_for(entities: tuple[str, ...], custom: list) -> list[tuple[str, Callable, re.Pattern[str] | None]]:
-    """(entity, gate, pattern) per detectable entity; a custom recognizer's own regex is its prefilter."""
-    prefilters = [(entity, _GATES[entity], _PREFILTER_PATTERNS.get(entity)) for entity in entities if entity in _GATES]
-    return prefilters + [(spec.entity, _always, re.compile(spec.regex, spec.flags)) for spec in custom]
 
 
 def _compile_allow(pattern: str) -> re.Pattern[str]:
@@ -513,150 +446,3 @@ def _env_list(name: str) -> list[str] | None:
     return [item.strip() for item in raw.split(",") if item.strip()] if raw else None
 
 
-def _engine(spacy_model: str | None) -> Any:
-    """Return the process-wide Presidio AnalyzerEngine for ``spacy_model``, building it once."""
-    engine = _engines.get(spacy_model)
-    if engine is None:
-        with _engine_lock:
-            engine = _engines.get(spacy_model)
-            if engine is None:
-                engine = _engines[spacy_model] = _build_engine(spacy_model)
-    return engine
-
-
-def _build_engine(spacy_model: str | None) -> Any:
-    from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
-
-    from handoff.secrets import build_secret_recognizers
-
-    recognizers = _pii_recognizers() + build_secret_recognizers()
-    if spacy_model:
-        from presidio_analyzer.predefined_recognizers import SpacyRecognizer
-
-        recognizers.append(SpacyRecognizer(supported_entities=list(NER_ENTITIES)))
-    registry = RecognizerRegistry(recognizers=recognizers, supported_languages=["en"])
-    return AnalyzerEngine(registry=registry, nlp_engine=_nlp_engine(spacy_model), supported_languages=["en"])
-
-
-def _pii_recognizers() -> list:
-    from presidio_analyzer.predefined_recognizers import (
-        CreditCardRecognizer,
-        CryptoRecognizer,
-        EmailRecognizer,
-        IbanRecognizer,
-        IpRecognizer,
-        UsSsnRecognizer,
-    )
-
-    email = EmailRecognizer()
-    # Presidio validates email domains with tldextract's module default, which fetches the
-    # public suffix list over HTTP; ours reads only the snapshot bundled with tldextract.
-    email.validate_result = _has_public_suffix
-    return [email, _phone_recognizer(), CreditCardRecognizer(), IbanRecognizer(), IpRecognizer(), UsSsnRecognizer(), CryptoRecognizer()]
-
-
-def _phone_recognizer() -> Any:
-    """Presidio's PhoneRecognizer, run on phone-shaped candidates instead of whole texts.
-
-    Stock Presidio runs phonenumbers' matcher over the whole text once per region (eight of
-    them), which costs about a millisecond per line. Here each candidate is parsed once when
-    it is international (``+…``) and once per region otherwise; a candidate that holds more
-    digits than one number falls back to the stock matcher.
-    """
-    import phonenumbers
-    from presidio_analyzer import RecognizerResult
-    from presidio_analyzer.predefined_recognizers import PhoneRecognizer
-
-    class CandidatePhoneRecognizer(PhoneRecognizer):
-        def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list:
-            results = []
-            for match in _PHONE_CANDIDATE.finditer(text):
-                candidate, offset = match.group(), match.start()
-                if not _phone_shaped(candidate):
-                    continue
-                if len(candidate) - len(candidate.translate(_NO_DIGITS)) > 15:  # several numbers in a row
-                    results += [_shift_result(r, offset) for r in super().analyze(candidate, entities, None)]
-                    continue
-                region = _valid_phone_region(phonenumbers, candidate, self.supported_regions)
-                if region:
-                    results.append(self._result(offset, match.end(), region))
-            return results
-
-        def _result(self, start: int, end: int, region: str) -> RecognizerResult:
-            metadata = {RecognizerResult.RECOGNIZER_NAME_KEY: self.name, RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id}
-            explanation = self._get_analysis_explanation(region)
-            return RecognizerResult(self.supported_entities[0], start, end, self.SCORE, explanation, metadata)
-
-    def _shift_result(result: RecognizerResult, offset: int) -> RecognizerResult:
-        result.start += offset
-        result.end += offset
-        return result
-
-    context = ["phone", "tel", "telephone", "mobile", "cell", "call", "fax", "reach", "contact", "number", "sms"]
-    return CandidatePhoneRecognizer(context=context, name="PhoneRecognizer")
-
-
-def _valid_phone_region(phonenumbers: Any, candidate: str, regions: Iterable[str]) -> str | None:
-    for region in (None,) if candidate.startswith("+") else regions:
-        try:
-            number = phonenumbers.parse(candidate, region)
-        except phonenumbers.NumberParseException:
-            continue
-        if phonenumbers.is_valid_number(number):
-            return phonenumbers.region_code_for_number(number)
-    return None
-
-
-@functools.lru_cache(maxsize=1)
-def _offline_tld_extractor() -> Any:
-    import tldextract
-
-    return tldextract.TLDExtract(cache_dir=None, suffix_list_urls=(), fallback_to_snapshot=True)
-
-
-def _has_public_suffix(email: str) -> bool:
-    return _offline_tld_extractor()(email).fqdn != ""
-
-
-def _nlp_engine(spacy_model: str | None) -> Any:
-    """A Presidio NLP engine over an installed spaCy NER pipeline, or a model-free tokenizer; never downloads."""
-    if not spacy_model:
-        return _token_nlp_engine()
-    import spacy
-    from presidio_analyzer.nlp_engine import SpacyNlpEngine
-
-    if not spacy.util.is_package(spacy_model):
-        raise ScrubError(f"spaCy model {spacy_model!r} is not installed (pip install it; nothing is downloaded at run time)")
-    engine = SpacyNlpEngine(models=[{"lang_code": "en", "model_name": spacy_model}])
-    engine.nlp = {"en": spacy.load(spacy_model, disable=["parser"])}  # loaded here: Presidio's load() may download
-    return engine
-
-
-def _token_nlp_engine() -> Any:
-    """Presidio's model-free engine, plus word tokens and lowercase lemmas so context words still count.
-
-    spaCy's blank English pipeline would give the same tokens, but adds every unseen token
-    (each email, id, digest) to its vocabulary for the life of the process, and that costs
-    more than the recognizers on text that does not repeat.
-    """
-    from presidio_analyzer.nlp_engine import NlpArtifacts, NoOpNlpEngine
-
-    class TokenNlpEngine(NoOpNlpEngine):
-        engine_name = "handoff_tokens"
-
-        def process_text(self, text: str, language: str) -> NlpArtifacts:
-            matches = list(_WORD.finditer(text))
-            tokens = [m.group() for m in matches]
-            indices = [m.start() for m in matches]
-            lemmas = [token.lower() for token in tokens]
-            return NlpArtifacts([], tokens, indices, lemmas, self, language, [])
-
-        def is_stopword(self, word: str, language: str) -> bool:
-            return word.lower() in _STOPWORDS
-
-        def is_punct(self, word: str, language: str) -> bool:
-            return not any(c.isalnum() for c in word)
-
-    engine = TokenNlpEngine(models=[{"lang_code": "en", "model_name": "tokens"}])
-    engine.load()
-    return engine

@@ -1,17 +1,40 @@
-"""Secret recognizers: credentials that leak into prompts, logs and tool payloads.
+"""What the scrubber looks for, and the Presidio engine that finds it.
 
-Each :class:`SecretSpec` is a regular expression whose ``group`` is the secret itself, so
-``password=hunter2`` becomes ``password=<PASSWORD:…>`` and the key name stays readable.
-The specs are plain data (no Presidio import); :func:`build_secret_recognizers` wraps
-them as Presidio recognizers and is only called when the scrubber loads its engine.
+Secrets: credentials that leak into prompts, logs and tool payloads. Each :class:`SecretSpec`
+is a regular expression whose group is the secret itself, so ``password=hunter2`` becomes
+``password=<PASSWORD:…>`` and the key name stays readable.
+
+Prefilters: for every entity, a gate that is a necessary condition on one line (no ``@``, no
+email), so most lines never reach Presidio.
+
+The engine: one Presidio ``AnalyzerEngine`` per process (per spaCy model), built on first use
+with Presidio's pattern recognizers for PII, the secret recognizers, and PERSON/LOCATION when
+an installed spaCy NER model is named. Nothing here downloads anything: email domains are
+checked against the public suffix list bundled with tldextract, and without a NER model no
+spaCy pipeline is loaded at all. This module imports Presidio only inside functions.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import NamedTuple
+import threading
+import warnings
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
 
-__all__ = ["SECRET_ENTITIES", "SECRET_SPECS", "SecretSpec", "build_secret_recognizers"]
+__all__ = [
+    "NER_ENTITIES", "PII_ENTITIES", "SECRET_ENTITIES", "SECRET_SPECS", "Prefilter", "SecretSpec",
+    "analyzer_engine", "build_secret_recognizers", "has_public_suffix", "nlp_engine", "phone_shaped",
+]  # fmt: skip
+
+PII_ENTITIES: tuple[str, ...] = (
+    "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS", "US_SSN", "CRYPTO",
+)  # fmt: skip
+NER_ENTITIES: tuple[str, ...] = ("PERSON", "LOCATION")
+_PHONE_MIN_DIGITS = 7
+_engine_lock = threading.Lock()
+_engines: dict[str | None, Any] = {}
 
 _ASSIGN = r"""["']?\s*[:=]\s*"""
 _TOKEN_CHARS = r"[A-Za-z0-9\-._~+/]"
@@ -153,3 +176,296 @@ def build_secret_recognizers(specs: tuple[SecretSpec, ...] = SECRET_SPECS) -> li
     for spec in specs:
         grouped.setdefault((spec.name, spec.entity), []).append(spec)
     return [SecretPatternRecognizer(name, entity, group) for (name, entity), group in grouped.items()]
+
+
+_WORD = re.compile(r"\w+|[^\w\s]")
+_STOPWORDS = frozenset("a an and are as at be by for from has have in is it its of on or that the this to was were will with".split())
+_DATE_PREFIX = re.compile(r"\d{4}[\-/.]\d{1,2}[\-/.]\d{1,2}|\d{1,2}[\-/.]\d{1,2}[\-/.]\d{4}")
+_IPV6_HINT = re.compile(r"::|(?:[0-9a-fA-F]{1,4}:){3}")
+_IPV4_LIKE = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
+_PHONE_CANDIDATE = re.compile(r"\+?\(?\d[\d \-.()]{5,20}\d")
+PREFILTER_PATTERNS: dict[str, re.Pattern[str]] = {
+    "EMAIL_ADDRESS": re.compile(r"@\w"),
+    "CREDIT_CARD": re.compile(r"\d(?:[ \-]?\d){12,18}"),
+    "IBAN_CODE": re.compile(r"\b[A-Za-z]{2}\d{2}[ \-]?[A-Za-z0-9]{4}[ \-]?[A-Za-z0-9]{4}"),
+    "US_SSN": re.compile(r"\b\d{3}[\- .]\d{2}[\- .]\d{4}\b"),
+    "CRYPTO": re.compile(r"(?<![a-zA-Z0-9])(?:bc1|[13])[a-zA-HJ-NP-Z0-9]{25,59}"),
+    "AWS_ACCESS_KEY": re.compile(r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|AIPA)[A-Z0-9]{16}"),
+    "URL_CREDENTIAL": re.compile(r"://[^\s/@]+@|[?&;](?i:" + _QUERY_KEYS + r")="),
+}
+
+
+def _ip_gate(line: str, lower: str, digits: int) -> bool:
+    if digits >= 4 and "." in line and _IPV4_LIKE.search(line):
+        return True
+    return line.count(":") >= 2 and _IPV6_HINT.search(line) is not None
+
+
+def _phone_gate(line: str, lower: str, digits: int) -> bool:
+    return digits >= _PHONE_MIN_DIGITS and any(phone_shaped(m.group()) for m in _PHONE_CANDIDATE.finditer(line))
+
+
+# A prefilter is a necessary condition for its entity on one line: a line no prefilter passes
+# cannot hold a finding, so Presidio never sees it. Keyword entities need one of their words
+# (lowercase) on the line; the others pass a gate on (line, lowercase line, digit count) and
+# then, where there is one, a cheap pattern.
+KEYWORDS: dict[str, tuple[str, ...]] = {
+    "PRIVATE_KEY": ("private key",),
+    "AWS_SECRET_KEY": ("secret",),
+    "API_KEY": ("sk-", "_live_", "_test_"),
+    "GITHUB_TOKEN": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "SLACK_TOKEN": ("xox",),
+    "JWT": ("eyj",),
+    "AUTH_TOKEN": ("authorization", "bearer", "api-key", "auth-token"),
+    "PASSWORD": ("pass", "pwd"),
+    "SECRET": ("secret", "token", "key", "credential"),
+}
+GATES: dict[str, Callable[[str, str, int], bool]] = {
+    "EMAIL_ADDRESS": lambda line, lower, digits: "@" in line,
+    "PHONE_NUMBER": _phone_gate,
+    "CREDIT_CARD": lambda line, lower, digits: digits >= 13,
+    "IBAN_CODE": lambda line, lower, digits: digits >= 8,
+    "IP_ADDRESS": _ip_gate,
+    "US_SSN": lambda line, lower, digits: digits >= 9,
+    "CRYPTO": lambda line, lower, digits: digits >= 1 and len(line) >= 26,
+    "AWS_ACCESS_KEY": lambda line, lower, digits: len(line) >= 20,
+    "URL_CREDENTIAL": lambda line, lower, digits: "=" in line or "@" in line,
+    "PERSON": lambda line, lower, digits: True,
+    "LOCATION": lambda line, lower, digits: True,
+}
+PREFILTER_ENTITIES = frozenset(KEYWORDS) | frozenset(GATES)
+
+
+class Prefilter:
+    """Tells which of ``entities`` could have a finding on a line, cheaply; ``custom`` maps
+    configured entities to their own regexes, which serve as their prefilters."""
+
+    def __init__(self, entities: Iterable[str], custom: Iterable[tuple[str, re.Pattern[str]]] = ()) -> None:
+        wanted = frozenset(entities)
+        self._entities_by_word: dict[str, frozenset[str]] = {}
+        for entity, words in KEYWORDS.items():
+            for word in words if entity in wanted else ():
+                self._entities_by_word[word] = self._entities_by_word.get(word, frozenset()) | {entity}
+        words = "|".join(map(re.escape, sorted(self._entities_by_word, key=len, reverse=True)))
+        self._any_word = re.compile(words).search if words else None
+        self._gates = [(e, GATES[e], PREFILTER_PATTERNS.get(e)) for e in sorted(wanted) if e in GATES]
+        self._custom = list(custom)
+
+    def __call__(self, line: str) -> frozenset[str]:
+        """The entities whose necessary condition holds on ``line``."""
+        lower = line.lower()
+        digits = digit_count(line)
+        found = set()
+        if self._any_word and self._any_word(lower):  # one search rejects most lines; then every word counts
+            found.update(e for word, entities in self._entities_by_word.items() if word in lower for e in entities)
+        found.update(e for e, gate, pattern in self._gates if gate(line, lower, digits) and (pattern is None or pattern.search(line)))
+        found.update(entity for entity, pattern in self._custom if pattern.search(line))
+        return frozenset(found)
+
+
+def digit_count(text: str) -> int:
+    """The number of ASCII digits in ``text`` (bytes.translate: several times faster than str's)."""
+    encoded = text.encode("utf-8", "surrogatepass")
+    return len(encoded) - len(encoded.translate(None, b"0123456789"))
+
+
+def phone_shaped(text: str) -> bool:
+    """A phone number has ten digits or more, or starts with ``+`` or an area code in parentheses."""
+    digits = digit_count(text)
+    if digits < _PHONE_MIN_DIGITS or _DATE_PREFIX.match(text) or _IPV4_LIKE.search(text):
+        return False
+    return digits >= 10 or text.lstrip().startswith(("+", "("))
+
+
+def analyzer_engine(spacy_model: str | None) -> Any:
+    """Return the process-wide Presidio AnalyzerEngine for ``spacy_model``, building it once."""
+    engine = _engines.get(spacy_model)
+    if engine is None:
+        with _engine_lock:
+            engine = _engines.get(spacy_model)
+            if engine is None:
+                engine = _engines[spacy_model] = _build_engine(spacy_model)
+    return engine
+
+
+def _build_engine(spacy_model: str | None) -> Any:
+    from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
+
+    recognizers = _pii_recognizers() + build_secret_recognizers()
+    if spacy_model:
+        from presidio_analyzer.predefined_recognizers import SpacyRecognizer
+
+        recognizers.append(SpacyRecognizer(supported_entities=list(NER_ENTITIES)))
+    registry = RecognizerRegistry(recognizers=recognizers, supported_languages=["en"])
+    with warnings.catch_warnings():
+        # Presidio warns that a NoOpNlpEngine yields no tokens; our subclass does yield them.
+        warnings.filterwarnings("ignore", message="LemmaContextAwareEnhancer cannot use context", category=UserWarning)
+        return AnalyzerEngine(
+            registry=registry,
+            nlp_engine=nlp_engine(spacy_model),
+            supported_languages=["en"],
+            context_aware_enhancer=_context_enhancer(),
+        )
+
+
+def _context_enhancer() -> Any:
+    """Presidio's lemma context enhancer, given only the results a context word can still raise.
+
+    The stock enhancer deep-copies every result first; results at the maximum score, or from
+    recognizers without context words (all the secret recognizers), cannot change.
+    """
+    from presidio_analyzer import EntityRecognizer, RecognizerResult
+    from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer
+
+    class ChangeableOnlyEnhancer(LemmaContextAwareEnhancer):
+        def enhance_using_context(self, text, raw_results, nlp_artifacts, recognizers, context=None):
+            with_context = {recognizer.id for recognizer in recognizers if recognizer.context}
+            key = RecognizerResult.RECOGNIZER_IDENTIFIER_KEY
+
+            def changeable(result: Any) -> bool:
+                metadata = result.recognition_metadata or {}
+                return result.score < EntityRecognizer.MAX_SCORE and metadata.get(key) in with_context
+
+            fixed = [result for result in raw_results if not changeable(result)]
+            changing = [result for result in raw_results if changeable(result)]
+            if not changing:
+                return fixed
+            return fixed + super().enhance_using_context(text, changing, nlp_artifacts, recognizers, context)
+
+    return ChangeableOnlyEnhancer()
+
+
+def _pii_recognizers() -> list:
+    from presidio_analyzer.predefined_recognizers import (
+        CreditCardRecognizer,
+        CryptoRecognizer,
+        EmailRecognizer,
+        IbanRecognizer,
+        IpRecognizer,
+        UsSsnRecognizer,
+    )
+
+    email = EmailRecognizer()
+    # Presidio validates email domains with tldextract's module default, which fetches the
+    # public suffix list over HTTP; ours reads only the snapshot bundled with tldextract.
+    email.validate_result = has_public_suffix
+    return [email, _phone_recognizer(), CreditCardRecognizer(), IbanRecognizer(), IpRecognizer(), UsSsnRecognizer(), CryptoRecognizer()]
+
+
+def _phone_recognizer() -> Any:
+    """Presidio's PhoneRecognizer, run on phone-shaped candidates instead of whole texts.
+
+    Stock Presidio runs phonenumbers' matcher over the whole text once per region (eight of
+    them), which costs about a millisecond per line. Here each candidate is parsed once when
+    it is international (``+…``) and once per region otherwise; a candidate that holds more
+    digits than one number falls back to the stock matcher.
+    """
+    from presidio_analyzer import RecognizerResult
+    from presidio_analyzer.predefined_recognizers import PhoneRecognizer
+
+    class CandidatePhoneRecognizer(PhoneRecognizer):
+        def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list:
+            results = []
+            for match in _PHONE_CANDIDATE.finditer(text):
+                candidate, offset = match.group(), match.start()
+                if not phone_shaped(candidate):
+                    continue
+                if digit_count(candidate) > 15:  # several numbers in a row
+                    results += [_shift_result(r, offset) for r in super().analyze(candidate, entities, None)]
+                    continue
+                region = _valid_phone_region(candidate, tuple(self.supported_regions))
+                if region:
+                    results.append(self._result(offset, match.end(), region))
+            return results
+
+        def _result(self, start: int, end: int, region: str) -> RecognizerResult:
+            metadata = {RecognizerResult.RECOGNIZER_NAME_KEY: self.name, RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id}
+            explanation = self._get_analysis_explanation(region)
+            return RecognizerResult(self.supported_entities[0], start, end, self.SCORE, explanation, metadata)
+
+    def _shift_result(result: RecognizerResult, offset: int) -> RecognizerResult:
+        result.start += offset
+        result.end += offset
+        return result
+
+    context = ["phone", "tel", "telephone", "mobile", "cell", "call", "fax", "reach", "contact", "number", "sms"]
+    return CandidatePhoneRecognizer(context=context, name="PhoneRecognizer")
+
+
+@functools.lru_cache(maxsize=16384)  # the same customers' numbers recur across runs
+def _valid_phone_region(candidate: str, regions: tuple[str, ...]) -> str | None:
+    """The region where ``candidate`` is a valid number (international form: parsed once), else None."""
+    import phonenumbers
+
+    for region in (None,) if candidate.startswith("+") else regions:
+        try:
+            number = phonenumbers.parse(candidate, region)
+        except phonenumbers.NumberParseException:
+            continue
+        # Country code 1 spans two dozen regions; try its main one before scanning them all.
+        main_region = phonenumbers.region_code_for_country_code(number.country_code)
+        if phonenumbers.is_valid_number_for_region(number, main_region):
+            return main_region
+        if phonenumbers.is_valid_number(number):
+            return phonenumbers.region_code_for_number(number)
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def _offline_tld_extractor() -> Any:
+    import tldextract
+
+    return tldextract.TLDExtract(cache_dir=None, suffix_list_urls=(), fallback_to_snapshot=True)
+
+
+def has_public_suffix(email: str) -> bool:
+    return _offline_tld_extractor()(email).fqdn != ""
+
+
+def nlp_engine(spacy_model: str | None) -> Any:
+    """A Presidio NLP engine over an installed spaCy NER pipeline, or a model-free tokenizer; never downloads."""
+    if not spacy_model:
+        return _token_nlp_engine()
+    import spacy
+    from presidio_analyzer.nlp_engine import SpacyNlpEngine
+
+    if not spacy.util.is_package(spacy_model):
+        from handoff.scrub import ScrubError
+
+        raise ScrubError(f"spaCy model {spacy_model!r} is not installed (pip install it; nothing is downloaded at run time)")
+    engine = SpacyNlpEngine(models=[{"lang_code": "en", "model_name": spacy_model}])
+    engine.nlp = {"en": spacy.load(spacy_model, disable=["parser"])}  # loaded here: Presidio's load() may download
+    return engine
+
+
+def _token_nlp_engine() -> Any:
+    """Presidio's model-free engine, plus word tokens and lowercase lemmas so context words still count.
+
+    spaCy's blank English pipeline would give the same tokens, but adds every unseen token
+    (each email, id, digest) to its vocabulary for the life of the process, and that costs
+    more than the recognizers on text that does not repeat.
+    """
+    from presidio_analyzer.nlp_engine import NlpArtifacts, NoOpNlpEngine
+
+    class TokenNlpEngine(NoOpNlpEngine):
+        engine_name = "handoff_tokens"
+
+        def process_text(self, text: str, language: str) -> NlpArtifacts:
+            matches = list(_WORD.finditer(text))
+            tokens = [m.group() for m in matches]
+            indices = [m.start() for m in matches]
+            lemmas = [token.lower() for token in tokens]
+            artifacts = NlpArtifacts([], tokens, indices, lemmas, None, language, [])  # None: skip per-token keyword calls
+            artifacts.nlp_engine = self
+            artifacts.keywords = [lemma for lemma in lemmas if lemma not in _STOPWORDS and (lemma[0].isalnum() or lemma[0] == "_")]
+            return artifacts
+
+        def is_stopword(self, word: str, language: str) -> bool:
+            return word.lower() in _STOPWORDS
+
+        def is_punct(self, word: str, language: str) -> bool:
+            return not any(c.isalnum() for c in word)
+
+    engine = TokenNlpEngine(models=[{"lang_code": "en", "model_name": "tokens"}])
+    engine.load()
+    return engine
