@@ -1,0 +1,50 @@
+"""Several processes writing one S3 store at once: every row lands exactly once and every ref resolves."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+from handoff.queries import connect, query
+from handoff.store import open_store
+from handoff.store.fsck import fsck
+
+PROCESSES = 4
+HANDOFFS = 1_000
+
+#: One process: one run of HANDOFFS small handoffs, written in many small batches, then its run id.
+WRITER = textwrap.dedent(
+    """
+    import sys
+    import handoff
+
+    handoff.configure(store=sys.argv[1], scrub=False, flush_interval_s=0.05, max_batch=100)
+    with handoff.run("concurrency", writer=sys.argv[2]) as run:
+        for i in range(int(sys.argv[3])):
+            with handoff.record("price", from_="compress") as h:
+                h.input(f"writer {sys.argv[2]} brief {i}")
+                h.output(f"total {i}")
+    assert handoff.flush(120)
+    print(run.run_id, handoff.stats()["written"], handoff.stats()["dropped"])
+    """
+)
+
+
+def test_four_processes_writing_at_once_store_every_row_exactly_once(s3_url, spool_dir):
+    """4 processes x 1,000 handoffs into one bucket: 4,000 rows, no duplicate, every content ref resolves."""
+    processes = [
+        subprocess.Popen([sys.executable, "-c", WRITER, s3_url, str(n), str(HANDOFFS)], stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+        for n in range(PROCESSES)
+    ]
+    outputs = [process.communicate(timeout=180)[0].split() for process in processes]
+    store = open_store(s3_url)
+    totals = query(
+        connect(store),
+        "SELECT count(*) AS n, count(DISTINCT (run_id, handoff_id, attempt)) AS distinct_keys, count(DISTINCT run_id) AS runs FROM raw_handoffs",
+    )
+    report = fsck(store)
+    assert [(int(written), int(dropped)) for _run, written, dropped in outputs] == [(HANDOFFS + 2, 0)] * PROCESSES
+    assert totals == [{"n": 4000, "distinct_keys": 4000, "runs": 4}]
+    assert (report.ok, report.handoffs, report.refs) == (True, 4000, 8000)
