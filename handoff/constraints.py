@@ -411,7 +411,8 @@ _EXTRACTORS: tuple[tuple[re.Pattern[str], _Builder, _Gate], ...] = (
     (re.compile(
         r"[0-9a-fA-F](?<![\w-][0-9a-fA-F])(?:[0-9a-fA-F]{7}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
         r"-[0-9a-fA-F]{12}|[0-9a-fA-F]{6,})(?![\w-])"), _id_hex, _DIGITS),
-    (re.compile(r"[A-Z](?<![\w-][A-Z])(?=[A-Z0-9-]*\d)[A-Z0-9]*(?:-[A-Z0-9]+)*(?![\w-])"), _id_with_digit, _DIGITS),
+    (re.compile(r"[A-Z](?<![\w-][A-Z])(?=[A-Za-z0-9-]*\d)[A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-])"),
+     _id_with_digit, _DIGITS),
     (re.compile(r"[a-z](?<![\w-][a-z])(?=[a-z0-9-]*\d)[a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])"), _id_with_digit, _DIGITS),
     (re.compile(r"[A-Za-z](?<![\w.][A-Za-z])(?:[A-Za-z0-9]*\.[A-Za-z])*[A-Za-z0-9]*_\w*(?:\.[A-Za-z_]\w*)*"),
      _id_plain, _UNDERSCORE),

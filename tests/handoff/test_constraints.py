@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import runpy
 from pathlib import Path
 
@@ -55,6 +56,8 @@ def test_version_and_classes_are_the_stored_contract():
     ("run 3F2A1C4E-9B7D-4E2A-8C1F-0A1B2C3D4E5F digest 9f86d081884c7d659a2feaa0c55ad015",
      ["id:3f2a1c4e-9b7d-4e2a-8c1f-0a1b2c3d4e5f", "id:9f86d081884c7d659a2feaa0c55ad015"]),
     ("the step orchestrator.compress_v3 ran", ["id:orchestrator.compress_v3"]),
+    ("models GPT-4o and claude-3-5-sonnet, tool v1.2.3 and 1.2.3", [
+        "id:1.2.3", "id:GPT-4o", "id:claude-3-5-sonnet"]),
     ("340 lines, 2,200 tokens, 15 kg, 30 days, 1 day", [
         "unit:1 day", "unit:15 kg", "unit:2200 tokens", "unit:30 days", "unit:340 lines"]),
     ("a 2,200-token report, 340 billable lines, 200ms", ["unit:200 ms", "unit:2200 tokens", "unit:340 lines"]),
@@ -135,6 +138,22 @@ def test_plain_prose_and_list_numbering_yield_nothing():
     assert extract_constraints("Thanks, the team reviewed the report and agreed it reads well.") == []
     assert extract_constraints("1. Extract the lines\n2. Validate them\n") == []
     assert extract_constraints("") == []
+
+
+def test_words_that_only_look_like_months_or_markup_are_handled():
+    """Near-misses of month names are not dates, and markdown around a trigger does not hide it."""
+    assert extract_constraints("Man 5 and Sun 3 and Mayor 7") == ["number:3", "number:5", "number:7"]
+    assert extract_constraints("apply it _after_ the rebate") == ["qualifier:after the rebate"]
+
+
+def test_extraction_never_raises_on_arbitrary_input():
+    """Any text or bytes, however malformed, yields a token list rather than an exception."""
+    rng = random.Random(5)
+    alphabet = "0123456789 ,.:;/-$€£%§()MarchJanSectionnotno_AZ\n\t'’*İ\xa0"
+    for _ in range(500):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 120)))
+        assert all(text[c.start:c.end] == c.text for c in find_constraints(text))
+        assert isinstance(extract_constraints(bytes(rng.randrange(256) for _ in range(120))), list)
 
 
 def test_find_constraints_reports_text_and_offsets_in_order():
