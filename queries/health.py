@@ -7,6 +7,8 @@ the step was degraded (it errored, fell back, or failed a check).
 :class:`CircuitBreaker` watches check results: when one HIGH check fails on ``threshold_runs``
 distinct runs within ``window`` it emits one alert at once (a log record, an OpenTelemetry event
 and, when configured, a JSON POST to a webhook), not one per run, and stays open for a window.
+Trips are recorded in the ``events`` table (``kind="circuit_breaker"``) so the next process
+does not alert again on the same burst.
 """
 
 from __future__ import annotations
@@ -152,6 +154,24 @@ class BreakerTrip:
         }
 
 
+#: ``events.kind`` of a recorded circuit-breaker trip (``name`` is the check).
+TRIP_EVENT = "circuit_breaker"
+
+
+def record_trips(store: Any, trips: list[BreakerTrip]) -> list[str]:
+    """Append trips to the ``events`` table (one row each, at the trip's last failure); return the keys."""
+    from handoff.ids import writer_name
+    from handoff.store.tables import to_table, write_table
+
+    by_day: dict[str, list[dict[str, Any]]] = {}
+    for trip in trips:
+        row = {"run_id": trip.run_ids[-1], "handoff_id": None, "ts": trip.last_ts, "kind": TRIP_EVENT, "name": trip.check,
+               "error_message": trip.message(), "attributes": {"run_ids": ",".join(trip.run_ids), "severity": trip.severity}}
+        by_day.setdefault(trip.last_ts.astimezone(timezone.utc).strftime("%Y-%m-%d"), []).append(row)
+    writer = writer_name()
+    return [write_table(store, "events", day, writer, n, to_table("events", rows)) for n, (day, rows) in enumerate(sorted(by_day.items()))]
+
+
 def _field(result: Any, name: str) -> Any:
     return result[name] if isinstance(result, dict) else getattr(result, name)
 
@@ -211,6 +231,17 @@ class CircuitBreaker:
                 trips.append(BreakerTrip(check, "HIGH", runs, first, ts, self.window.total_seconds() / 60))
                 self._open_until[check] = ts + self.window
         return trips
+
+    def restore(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Reopen the breakers recorded by :func:`record_trips` whose window has not passed.
+
+        Each ``handoff check`` is a new process: without this, a cron job checking every few
+        minutes would alert again on the same burst.
+        """
+        sql = f"SELECT name, max(ts) AS ts FROM events WHERE kind = '{TRIP_EVENT}' GROUP BY name"
+        for row in query(con, sql):
+            until = row["ts"] + self.window
+            self._open_until[row["name"]] = max(until, self._open_until.get(row["name"], until))
 
     def emit(self, trip: BreakerTrip) -> None:
         """Announce one trip: log record, OpenTelemetry event, webhook POST (when configured)."""

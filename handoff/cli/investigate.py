@@ -286,13 +286,15 @@ def check_command(run_id: str | None, since: str, plugins: tuple[str, ...], no_r
     Built in: edge-constraints (every edge, parent output → child input) and
     transform-constraints (inside every transform step, input → output), both HIGH. Passes are
     recorded too. A HIGH check failing on --breaker-runs runs within --breaker-window raises one
-    circuit-breaker alert (log, OpenTelemetry event, webhook).
+    circuit-breaker alert (log, OpenTelemetry event, webhook), recorded in the events table so
+    the next check does not repeat it while the breaker is open.
 
     Example:
 
         handoff check run_01JD8X2K7M4Q9V3T6B1N5C8R2P --json
     """
     from handoff.queries.checks import UpstreamTexts, run_checks, write_results
+    from handoff.queries.health import record_trips
 
     _import_plugins(plugins)
     with errors_as_click():
@@ -301,7 +303,11 @@ def check_command(run_id: str | None, since: str, plugins: tuple[str, ...], no_r
         results = run_checks(con, run_id=run_id, since=None if run_id else _duration(since), progress=_progress("checking"))
         if not no_record and results:
             write_results(store, results)
+        if not no_record:
+            breaker.restore(con)
         trips = breaker.evaluate(results)
+        if trips and not no_record:
+            record_trips(store, trips)
         details = UpstreamTexts(store, con).details_all(results)
     _print_checks(results, details, run_id, as_json, as_markdown)
     for trip in trips:

@@ -167,3 +167,13 @@ def test_every_command_has_help_ending_with_an_example():
         assert "Example:" in _run(command.name, "--help").stdout, command.name
         last = command.help.rstrip().splitlines()
         assert (last[-3].strip(), last[-1].strip().split()[0]) == ("Example:", "handoff"), command.name
+
+
+def test_a_second_check_does_not_repeat_an_open_breaker(demo_copy, webhook):
+    """The trip is recorded, so a cron job checking again within the window sends nothing new."""
+    args = ("check", "--since", "24h", "--store", demo_copy.store, "--breaker-runs", "2", "--webhook", webhook.url)
+    _run(*args)
+    second = _run(*args)
+    assert (len(webhook.bodies), second.stderr) == (1, "")
+    trips = query(connect(demo_copy.store), "SELECT kind, name FROM events WHERE kind = 'circuit_breaker'")
+    assert trips == [{"kind": "circuit_breaker", "name": "transform-constraints"}]
