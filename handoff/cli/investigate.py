@@ -7,7 +7,6 @@ docs/investigating.md are a contract), ``--markdown`` for an incident ticket.
 
 from __future__ import annotations
 
-import os
 import sys
 from datetime import timedelta
 from typing import Any, Iterable
@@ -16,7 +15,7 @@ import click
 
 from handoff.cli._common import errors_as_click, open_views
 from handoff.cli._options import json_option, markdown_option, since_option, store_option
-from handoff.cli._render import fmt, markdown_table, print_json, print_table
+from handoff.cli._render import markdown_table, print_json, print_table
 
 #: Scans with more rows than this show a progress bar (on a terminal only).
 PROGRESS_MIN_ROWS = 5000

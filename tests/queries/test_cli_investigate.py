@@ -177,3 +177,28 @@ def test_a_second_check_does_not_repeat_an_open_breaker(demo_copy, webhook):
     assert (len(webhook.bodies), second.stderr) == (1, "")
     trips = query(connect(demo_copy.store), "SELECT kind, name FROM events WHERE kind = 'circuit_breaker'")
     assert trips == [{"kind": "circuit_breaker", "name": "transform-constraints"}]
+
+
+def test_plugin_modules_register_user_checks(demo, tmp_path, monkeypatch):
+    """``--plugin MODULE`` imports a module whose ``register_check`` calls add checks to the run."""
+    from handoff.queries.checks import unregister_check
+
+    (tmp_path / "team_checks.py").write_text(
+        "from handoff.queries.checks import register_check\n"
+        "register_check('brief-under-400-tokens', 'MED',\n"
+        "               lambda e: e['child_input_tokens'] <= 400 if e['to_step'] == 'price' else None)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        result = _run("check", demo.incident, "--plugin", "team_checks", "--no-record", "--json", "--store", demo.store)
+    finally:
+        unregister_check("brief-under-400-tokens")
+    mine = [(r["handoff_id"], r["severity"], r["status"]) for r in json.loads(result.stdout) if r["check"] == "brief-under-400-tokens"]
+    assert mine == [("hf-4", "MED", "fail")]
+
+
+def test_a_missing_plugin_is_one_error_line(demo):
+    """A plugin that does not import is reported, not raised."""
+    result = _run("check", demo.incident, "--plugin", "no_such_checks_module", "--store", demo.store)
+    assert (result.exit_code, result.output.splitlines()) == (
+        1, ["Error: cannot import check module no_such_checks_module: No module named 'no_such_checks_module'"])
