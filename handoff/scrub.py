@@ -59,11 +59,12 @@ _PEM_BLOCK = re.compile(
 _KEEP_PATTERNS = re.compile(
     r"""
       [$€£]?\s?-?\d{1,3}(?:,\d{3})+(?:\.\d+)?           # amounts with thousands separators
-    | [$€£]?-?\d+(?:\.\d+)?\s?%?                        # plain numbers, amounts, percentages
+    | [$€£]?-?\d{1,8}(?:\.\d+)?\s?%?                    # plain numbers, amounts, percentages (not card-long)
     | \d{4}-\d{2}-\d{2}(?:[T\s]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z?)?   # ISO dates and timestamps
     | \d{1,2}[/.]\d{1,2}[/.]\d{2,4}                     # dates like 11/29/2026
-    | \d+(?:\.\d+){1,2}(?:\([a-z0-9]+\))*               # clause references 7.2(b), 7.2.1 (never 4 parts: IPs)
-    | v?\d+\.\d+\.\d+(?:[\-+][0-9A-Za-z.\-]+)?          # versions
+    | \d{1,2}(?:\.\d{1,2}){1,2}(?:\([a-z0-9]+\))*       # clause references 7.2(b), 7.2.1 (never 4 parts: IPs)
+    | v\d+(?:\.\d+)+(?:[\-+][0-9A-Za-z.\-]+)?           # versions v2.3.1, v4.12.0-rc1
+    | \d{1,2}\.\d{1,3}\.\d{1,3}(?:[\-+][0-9A-Za-z.\-]+)?  # versions 3.11.9 (not 415.555.0134, a phone)
     | [A-Z]{2,6}(?:-\d{2,})+                            # invoice and order numbers INV-88214, PO-2026-0441
     | [0-9a-f]{32,}|[0-9A-F]{32,}                       # hex digests
     | run_[0-9A-HJKMNP-TV-Z]{26}                        # run ids
@@ -194,7 +195,7 @@ class Scrubber:
             if is_key_block:
                 block = text[start:end]
                 entities = frozenset({"PRIVATE_KEY"}).union(*map(self._prefilter, block.split("\n")))
-                findings += _shifted(self._analyze_segment(block, entities), start)
+                findings += _shifted(_without_overlaps(self._analyze_segment(block, entities)), start)
                 continue
             lines = text[start:end].split("\n")
             for line, found in zip(lines, self._scan_lines(lines)):
@@ -226,10 +227,11 @@ class Scrubber:
                 index = bisect.bisect_right(starts, finding.start) - 1
                 if finding.end <= starts[index] + len(batch[index]):  # a match across lines is not a finding
                     per_line[index].append(finding._replace(start=finding.start - starts[index], end=finding.end - starts[index]))
-            found.update((line, tuple(line_findings)) for line, line_findings in zip(batch, per_line))
+            found.update((line, tuple(_without_overlaps(line_findings))) for line, line_findings in zip(batch, per_line))
         return found
 
-    def _analyze_segment(self, segment: str, entities: frozenset[str]) -> tuple[Finding, ...]:
+    def _analyze_segment(self, segment: str, entities: frozenset[str]) -> list[Finding]:
+        """Presidio's results on ``segment`` that pass the allow-list, keep patterns and threshold (may overlap)."""
         results = analyzer_engine(self._spacy_model).analyze(
             text=segment,
             language="en",
@@ -237,8 +239,7 @@ class Scrubber:
             score_threshold=0.0,
             ad_hoc_recognizers=self._ad_hoc_recognizers(entities),
         )
-        found = [_to_finding(result, segment) for result in results]
-        return tuple(_without_overlaps([f for f in found if self._keeps_finding(f)]))
+        return [finding for finding in map(_to_finding, results, itertools.repeat(segment)) if self._keeps_finding(finding)]
 
     def _ad_hoc_recognizers(self, entities: frozenset[str]) -> list | None:
         if not self._custom:
@@ -277,6 +278,8 @@ class Scrubber:
         if isinstance(value, str):
             secret_entity = _secret_key_entity(key, value) if key is not None else None
             return self._pseudonym(secret_entity, value) if secret_entity else self.scrub_text(value)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and key and _PASSWORD_JSON_KEYS.search(key):
+            return self._pseudonym("PASSWORD", str(value))  # {"pin_password": 123456} is still a password
         return value
 
 

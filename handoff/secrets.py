@@ -183,7 +183,7 @@ _STOPWORDS = frozenset("a an and are as at be by for from has have in is it its 
 _DATE_PREFIX = re.compile(r"\d{4}[\-/.]\d{1,2}[\-/.]\d{1,2}|\d{1,2}[\-/.]\d{1,2}[\-/.]\d{4}")
 _IPV6_HINT = re.compile(r"::|(?:[0-9a-fA-F]{1,4}:){3}")
 _IPV4_LIKE = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
-_PHONE_CANDIDATE = re.compile(r"\+?\(?\d[\d \-.()]{5,20}\d")
+_PHONE_CANDIDATE = re.compile(r"(?<![\w.+\-])\+?\(?\d[\d \-.()]{5,20}\d(?!\w)")  # not inside a word or digest
 PREFILTER_PATTERNS: dict[str, re.Pattern[str]] = {
     "EMAIL_ADDRESS": re.compile(r"@\w"),
     "CREDIT_CARD": re.compile(r"\d(?:[ \-]?\d){12,18}"),

@@ -118,6 +118,15 @@ def test_no_planted_value_survives_scrubbing(scrubber):
         assert [value for value in planted if value in scrubbed] == [], name
 
 
+def test_numbers_that_are_pii_are_not_mistaken_for_data(scrubber):
+    """A card without spaces or a dotted phone number is redacted; versions, clauses and amounts are not."""
+    text = "card 4111111111111111, call 415.555.0134; python 3.11.9, pricing v4.12.0, clause 7.2.1 and 7.2(b), $14,165.06 at 9.1%"
+    assert scrubber.scrub_text(text) == (
+        f"card {token('CREDIT_CARD', '4111111111111111')}, call {token('PHONE_NUMBER', '415.555.0134')}; "
+        "python 3.11.9, pricing v4.12.0, clause 7.2.1 and 7.2(b), $14,165.06 at 9.1%"
+    )
+
+
 def _scrub_payload(scrubber: Scrubber, name: str, text: str) -> str:
     content_type = "application/json" if name.endswith(".json") else "text/plain; charset=utf-8"
     return scrubber.scrub_bytes(text.encode(), content_type).decode()
