@@ -42,14 +42,22 @@ def write_run(
     now: datetime = NOW,
 ) -> str:
     """Write one three-handoff run that started ``days_ago`` days before ``now`` at 12:00 UTC; return its id."""
-    start = (now - timedelta(days=days_ago)).replace(hour=12, minute=0, second=0, microsecond=0) + timedelta(microseconds=secrets.randbelow(10**6))
-    run_id = run_id_at(start)
-    start_ns = int(start.timestamp() * 1e9)
-    handoffs = _handoffs(run_id, start_ns, status, lossy, big)
-    run = RunRecord(run_id, "invoice", start_ns, start_ns + 3_000_000_000, status, attributes or {"invoice": "INV-88214"}, start_ns + 3_000_000_000)
+    return write_runs(store, days_ago, 1, status=status, lossy=lossy, big=big, attributes=attributes, now=now)[0]
+
+
+def write_runs(store, days_ago: int, count: int, *, status: str = "ok", lossy: bool = True, big: bool = False,
+               attributes: dict[str, str] | None = None, now: datetime = NOW) -> list[str]:
+    """Write ``count`` runs in one batch (so they share one content file); return their ids."""
+    records: list = []
+    for _ in range(count):
+        start = (now - timedelta(days=days_ago)).replace(hour=12, minute=0, second=0, microsecond=0) + timedelta(microseconds=secrets.randbelow(10**6))
+        run_id = run_id_at(start)
+        start_ns = int(start.timestamp() * 1e9)
+        records.extend(_handoffs(run_id, start_ns, status, lossy, big))
+        records.append(RunRecord(run_id, "invoice", start_ns, start_ns + 3_000_000_000, status, attributes or {"invoice": "INV-88214"}, start_ns + 3_000_000_000))
     exporter = StoreExporter(store, writer=f"w-{secrets.token_hex(4)}", inline_limit_bytes=64 * 1024)
-    exporter.write(exporter.prepare([*handoffs, run]))
-    return run_id
+    exporter.write(exporter.prepare(records))
+    return [record.run_id for record in records if isinstance(record, RunRecord)]
 
 
 def _handoffs(run_id: str, start_ns: int, status: str, lossy: bool, big: bool) -> list[Handoff]:

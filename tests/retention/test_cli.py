@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 from click.testing import CliRunner
 
 from handoff.cli import main
 from handoff.retention.lock import RetentionLock
+from handoff.store import LocalObjectStore
 from tests.retention._data import NOW, tiers_of, write_run
 
 NOW_ARG = ["--now", NOW.isoformat()]
@@ -122,3 +123,23 @@ def test_blast_radius_answers_on_the_digest_tier(local_store):
     assert result.exit_code == 0
     assert sorted(m["run_id"] for m in json.loads(result.output)) == sorted([incident, other])
     assert clean not in result.output
+
+
+def test_plan_and_apply_work_on_the_demo_store(tmp_path):
+    """On the demo store, rehearsed 40 days ahead, every demo handoff moves to the digest tier and INV-88214 still reads."""
+    import handoff
+    from handoff.demo import run_demo
+
+    path = str(tmp_path / "demo")
+    handoff.configure(scrub=False)
+    runs = run_demo(path)
+    handoff.shutdown()
+    later = ["--store", path, "--now", (datetime.now(timezone.utc) + timedelta(days=40)).isoformat()]
+    planned = json.loads(invoke("retention", "plan", *later, "--json").output)
+    count = sum(len(tiers) for tiers in tiers_of(LocalObjectStore(path)).values())
+    assert planned["tiers"] == {"digest": {"rows": count, "days": planned["tiers"]["digest"]["days"]}}
+    applied = invoke("retention", "apply", *later, "--json")
+    assert (applied.exit_code, json.loads(applied.output)["tiers"]) == (0, planned["tiers"])
+    assert {tier for tiers in tiers_of(LocalObjectStore(path)).values() for tier in tiers} == {"digest"}
+    shown = invoke("runs", "show", runs["INV-88214"], "--store", path)
+    assert shown.exit_code == 0 and "orchestrator.compress_v3" in shown.output

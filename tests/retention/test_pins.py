@@ -11,7 +11,7 @@ from handoff.queries.content import fetch_content
 from handoff.queries.db import connect
 from handoff.retention.job import apply
 from handoff.retention.pins import pin, pin_history, pinned_runs, unpin
-from tests.retention._data import NOW, keys, rows, tiers_of, write_run
+from tests.retention._data import NOW, keys, rows, tiers_of, write_run, write_runs
 
 
 def test_a_pinned_run_keeps_its_content_and_its_neighbours_lose_theirs(store):
@@ -73,3 +73,21 @@ def test_pinning_an_unknown_run_or_without_a_reason_fails(local_store):
     with pytest.raises(ValueError, match="a pin needs a reason"):
         pin(local_store, "run_nope", reason=" ")
     assert keys(local_store, "annotations/") == []
+
+
+def test_pinned_content_sharing_a_file_with_expired_content_is_moved_out(store):
+    """When a pinned run shares a content file with expiring runs, the file is rewritten with the pinned rows only."""
+    incident, other = write_runs(store, 40, 2)
+    pin(store, incident, reason="INV-88214 incident", by="oncall", now=NOW)
+    day = (NOW - timedelta(days=40)).date().isoformat()
+    [before] = keys(store, f"content/dt={day}/")
+    report = apply(store, now=NOW)
+    [after] = keys(store, f"content/dt={day}/")
+    assert after != before and after.split("/")[-1].startswith("retention-")
+    assert rows(store, "SELECT DISTINCT run_id FROM content") == [{"run_id": incident}]
+    ref = rows(store, "SELECT input_ref FROM handoffs WHERE run_id = ? AND handoff_id = 'hf-3'", [incident])[0]["input_ref"]
+    assert ref == f"{after}#{incident}/hf-3/in"
+    assert fetch_content(store, connect(store), incident, "hf-3", "in") == b"freight surcharge: 9.1% (clause 7.2); rebate 9.5%"
+    assert report.days[0].to_dict()["objects_written"] == 2
+    assert apply(store, now=NOW, full_scan=True).days == []
+    assert tiers_of(store) == {incident: ["full"] * 3, other: ["digest"] * 3}
