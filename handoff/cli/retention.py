@@ -40,6 +40,19 @@ class LockHeldError(click.ClickException):
     exit_code = EXIT_LOCK_HELD
 
 
+def open_existing(store_url: str | None):
+    """Open the store; a local directory that does not exist is an error (a typo must not create a store)."""
+    import os
+
+    from handoff.store import open_store
+
+    store = open_store(store_url)
+    root = store.local_path("")
+    if root is not None and not os.path.isdir(root):
+        raise click.ClickException(f"no store at {root} (set --store or HANDOFF_STORE)")
+    return store
+
+
 def parse_now(text: str | None) -> datetime | None:
     """Parse ``--now`` (ISO 8601; a time without a zone is UTC); raise ``ValueError`` on bad text."""
     if text is None:
@@ -117,10 +130,10 @@ def plan_command(store_url: str | None, policy_path: str | None, now_text: str |
     """
     from handoff.retention.job import plan
     from handoff.retention.policy import load_policy
-    from handoff.store import open_store
 
     with errors_as_click():
-        result = plan(open_store(store_url), load_policy(policy_path), now=parse_now(now_text), full_scan=full_scan)
+        policy, now = load_policy(policy_path), parse_now(now_text)
+        result = plan(open_existing(store_url), policy, now=now, full_scan=full_scan)
         data = result.to_dict()
     if as_json:
         print_json(data)
@@ -152,12 +165,11 @@ def apply_command(
     from handoff.errors import LockHeld
     from handoff.retention.job import apply
     from handoff.retention.policy import load_policy
-    from handoff.store import open_store
 
     with errors_as_click():
         policy, now = load_policy(policy_path), parse_now(now_text)
         try:
-            report = apply(open_store(store_url), policy, now=now, full_scan=full_scan, stale_after_s=parse_duration(stale_lock).total_seconds())
+            report = apply(open_existing(store_url), policy, now=now, full_scan=full_scan, stale_after_s=parse_duration(stale_lock).total_seconds())
         except LockHeld as exc:
             raise LockHeldError(str(exc)) from None
         data = report.to_dict()
@@ -222,10 +234,9 @@ def unpin_command(run_id: str, reason: str, by: str | None, store_url: str | Non
 
 def _annotate(kind: str, run_id: str, reason: str, by: str | None, store_url: str | None, as_json: bool) -> None:
     from handoff.retention import pins
-    from handoff.store import open_store
 
     with errors_as_click():
-        entry = getattr(pins, kind)(open_store(store_url), run_id, reason=reason, by=by)
+        entry = getattr(pins, kind)(open_existing(store_url), run_id, reason=reason, by=by)
     if as_json:
         print_json(entry.to_dict())
     else:

@@ -143,3 +143,11 @@ def test_plan_and_apply_work_on_the_demo_store(tmp_path):
     assert {tier for tiers in tiers_of(LocalObjectStore(path)).values() for tier in tiers} == {"digest"}
     shown = invoke("runs", "show", runs["INV-88214"], "--store", path)
     assert shown.exit_code == 0 and "orchestrator.compress_v3" in shown.output
+
+
+def test_a_missing_local_store_is_an_error_not_a_new_store(tmp_path):
+    """A mistyped --store path fails with one line instead of creating an empty store."""
+    missing = tmp_path / "typo"
+    result = CliRunner().invoke(main, ["retention", "apply", "--store", str(missing)])
+    assert (result.exit_code, result.output) == (1, f"Error: no store at {missing} (set --store or HANDOFF_STORE)\n")
+    assert missing.exists() is False
