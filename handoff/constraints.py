@@ -61,7 +61,6 @@ class Constraint:
 # two-character lookbehind: a leading class lets `re` skip ahead quickly, which keeps
 # extraction fast on prose.
 _NUM = r"\d(?<![\w.]\d)(?:\d{0,2}(?:,\d{3})+(?:\.\d+)?|\d*(?:\.\d+)?)"
-_NUM_TAIL = r"(?:\d{0,2}(?:,\d{3})+(?:\.\d+)?|\d*(?:\.\d+)?)"
 _MONTH = (
     r"[JFMASOND](?<![\w][JFMASOND])(?:an(?:uary)?|une?|uly?|eb(?:ruary)?|ar(?:ch)?|ay"
     r"|pr(?:il)?|ug(?:ust)?|ep(?:t(?:ember)?)?|ct(?:ober)?|ov(?:ember)?|ec(?:ember)?)(?:\.|(?![A-Za-z]))"
@@ -267,11 +266,7 @@ def _date_emit(m: re.Match[str], text: str, year: str | None, month: int, day: s
     return [_make("date", value, text, m.start(), m.end())] if value else []
 
 
-def _date_iso(m: re.Match[str], text: str) -> list[Constraint]:
-    return _date_emit(m, text, m["y"], int(m["m"]), m["d"])
-
-
-def _date_us(m: re.Match[str], text: str) -> list[Constraint]:
+def _date_numeric(m: re.Match[str], text: str) -> list[Constraint]:
     return _date_emit(m, text, m["y"], int(m["m"]), m["d"])
 
 
@@ -305,6 +300,8 @@ def _zone(raw: str | None) -> str:
 def _clause_keyword(m: re.Match[str], text: str) -> list[Constraint]:
     keyword = m["kw"].lower().rstrip(".")
     prefix = _CLAUSE_KINDS.get(keyword.rstrip("s"), "")
+    if not prefix and not m["ref"][0].isdigit():
+        return []  # "Section IV" is only found near digits: leave it out rather than find it by chance
     found = [_make("clause", prefix + m["ref"].lower(), text, m.start(), m.end())]
     if keyword.endswith("s") or keyword in ("§§", "¶¶"):
         found += _clause_list(text, m.end(), prefix)
@@ -337,15 +334,8 @@ def _id_hex(m: re.Match[str], text: str) -> list[Constraint]:
     return [_make("id", raw.lower(), text, m.start(), m.end())]
 
 
-def _id_with_digit(m: re.Match[str], text: str) -> list[Constraint]:
-    raw = m.group()
-    if not any(c.isdigit() for c in raw) or len(raw) < 2:
-        return []
-    return [_make("id", raw, text, m.start(), m.end())]
-
-
 def _id_plain(m: re.Match[str], text: str) -> list[Constraint]:
-    return [_make("id", m.group(), text, m.start(), m.end())]
+    return [_make("id", m.group(), text, m.start(), m.end())] if len(m.group()) > 1 else []
 
 
 def _quantity(m: re.Match[str], text: str) -> list[Constraint]:
@@ -388,6 +378,7 @@ class _Gate:
     folded: bool = False
 
 
+_WHOLE_TEXT = None  # patterns with a literal first character: `re` finds them fast anywhere
 _DIGITS = _Gate(tuple("0123456789"), before=16, after=32)
 _UNDERSCORE = _Gate(("_",), before=0, after=0)
 # Clause references by letter or roman numeral (``Schedule B``, ``Article IV``); numbered ones
@@ -407,19 +398,21 @@ _QUANTITY = re.compile(
 _DATE_NAMED_TAIL = r"(?:,?\s+(?P<y>\d{4})(?!\d))?"
 
 # In priority order: a span taken by an earlier extractor is not matched again by a later one.
-_EXTRACTORS: tuple[tuple[re.Pattern[str], _Builder, _Gate], ...] = (
+_EXTRACTORS: tuple[tuple[re.Pattern[str], _Builder, _Gate | None], ...] = (
+    # The scrubber's keyed pseudonyms, ``<EMAIL_ADDRESS:3f2a1c>``: the same value everywhere.
+    (re.compile(r"<[A-Z][A-Z_]*:[0-9a-f]{6}>"), _id_plain, _WHOLE_TEXT),
     (re.compile(
         r"[0-9a-fA-F](?<![\w-][0-9a-fA-F])(?:[0-9a-fA-F]{7}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
         r"-[0-9a-fA-F]{12}|[0-9a-fA-F]{6,})(?![\w-])"), _id_hex, _DIGITS),
     (re.compile(r"[A-Z](?<![\w-][A-Z])(?=[A-Za-z0-9-]*\d)[A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-])"),
-     _id_with_digit, _DIGITS),
-    (re.compile(r"[a-z](?<![\w-][a-z])(?=[a-z0-9-]*\d)[a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])"), _id_with_digit, _DIGITS),
+     _id_plain, _DIGITS),
+    (re.compile(r"[a-z](?<![\w-][a-z])(?=[a-z0-9-]*\d)[a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])"), _id_plain, _DIGITS),
     (re.compile(r"[A-Za-z](?<![\w.][A-Za-z])(?:[A-Za-z0-9]*\.[A-Za-z])*[A-Za-z0-9]*_\w*(?:\.[A-Za-z_]\w*)*"),
      _id_plain, _UNDERSCORE),
     (re.compile(r"(?P<y>\d(?<![\w.]\d)\d{3})(?P<sep>[-/])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})(?!\d)"),
-     _date_iso, _DIGITS),
+     _date_numeric, _DIGITS),
     (re.compile(r"(?P<m>\d(?<![\w.]\d)\d?)(?P<sep>[-/])(?P<d>\d{1,2})(?P=sep)(?P<y>\d{4})(?!\d)"),
-     _date_us, _DIGITS),
+     _date_numeric, _DIGITS),
     (re.compile(rf"(?P<d>\d(?<![\w.]\d)\d?)(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH}){_DATE_NAMED_TAIL}(?P<y2>)"),
      _date_named, _DIGITS),
     (re.compile(
@@ -451,6 +444,13 @@ def _fold(text: str) -> str:
     return "".join(ch.lower() if len(ch.lower()) == 1 else ch for ch in text)
 
 
+def _spans(text: str, low: str, gate: _Gate | None) -> list[tuple[int, int]]:
+    """The parts of ``text`` a gate lets its extractors scan."""
+    if gate is None:
+        return [(0, len(text))] if text else []
+    return _windows(low if gate.folded else text, gate)
+
+
 def _windows(source: str, gate: _Gate) -> list[tuple[int, int]]:
     """Merged ``(start, end)`` spans of ``source`` within reach of the gate's literals."""
     nexts = {lit: source.find(lit) for lit in gate.literals}
@@ -473,16 +473,17 @@ def _windows(source: str, gate: _Gate) -> list[tuple[int, int]]:
 
 
 def _widen(text: str, start: int, end: int) -> tuple[int, int]:
-    """Move ``start`` back and ``end`` forward to the nearest whitespace (or the text's ends)."""
-    start = 0 if start <= 0 else _SPACE_BEFORE.search(text, max(0, start - _WIDEN_MAX), start + 1).end()
-    found = _SPACE_AFTER.search(text, end, end + _WIDEN_MAX)
-    return start, found.start() if found else min(end + _WIDEN_MAX, len(text))
+    """Move ``start`` back and ``end`` forward to a space or line break (or the text's ends)."""
+    if start > 0:
+        floor = max(0, start - _WIDEN_MAX)
+        start = max(text.rfind(" ", floor, start), text.rfind("\n", floor, start), floor - 1) + 1
+    high = min(len(text), end + _WIDEN_MAX)
+    ends = [p for p in (text.find(" ", end, high), text.find("\n", end, high)) if p != -1]
+    return max(start, 0), min(ends) if ends else high
 
 
 _RUN = re.compile(r".[\d,.:/-]*", re.DOTALL)
 _WIDEN_MAX = 256  # a "word" longer than this may be cut at a window's edge
-_SPACE_BEFORE = re.compile(r"(?:.*\s)?", re.DOTALL)
-_SPACE_AFTER = re.compile(r"\s")
 
 
 class _View:
@@ -512,9 +513,9 @@ def _atoms(text: str, low: str) -> tuple[list[Constraint], bytearray]:
     """
     taken = bytearray(len(text))
     found: list[Constraint] = []
-    views: dict[_Gate, _View] = {}
+    views: dict[_Gate | None, _View] = {}
     for pattern, build, gate in _EXTRACTORS:
-        view = views.get(gate) or views.setdefault(gate, _View(text, _windows(low if gate.folded else text, gate)))
+        view = views.get(gate) or views.setdefault(gate, _View(text, _spans(text, low, gate)))
         for m in pattern.finditer(view.text):
             shift = view.shift(m.start())
             if taken.find(1, m.start() + shift, m.end() + shift) == -1:

@@ -56,6 +56,8 @@ def test_version_and_classes_are_the_stored_contract():
     ("run 3F2A1C4E-9B7D-4E2A-8C1F-0A1B2C3D4E5F digest 9f86d081884c7d659a2feaa0c55ad015",
      ["id:3f2a1c4e-9b7d-4e2a-8c1f-0a1b2c3d4e5f", "id:9f86d081884c7d659a2feaa0c55ad015"]),
     ("the step orchestrator.compress_v3 ran", ["id:orchestrator.compress_v3"]),
+    ("refund <EMAIL_ADDRESS:3f2a1c> on <PHONE_NUMBER:9b1e44>", [
+        "id:<EMAIL_ADDRESS:3f2a1c>", "id:<PHONE_NUMBER:9b1e44>"]),
     ("models GPT-4o and claude-3-5-sonnet, tool v1.2.3 and 1.2.3", [
         "id:1.2.3", "id:GPT-4o", "id:claude-3-5-sonnet"]),
     ("340 lines, 2,200 tokens, 15 kg, 30 days, 1 day", [
@@ -154,6 +156,14 @@ def test_extraction_never_raises_on_arbitrary_input():
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 120)))
         assert all(text[c.start:c.end] == c.text for c in find_constraints(text))
         assert isinstance(extract_constraints(bytes(rng.randrange(256) for _ in range(120))), list)
+
+
+def test_a_constraint_does_not_depend_on_what_is_near_it():
+    """Lettered references give the same tokens with or without digits nearby."""
+    assert extract_constraints("Section IV applies per Schedule B.") == [
+        "clause:schedule.b", "qualifier:per schedule.b"]
+    assert extract_constraints("Section IV applies per Schedule B; fee 5%.") == [
+        "clause:schedule.b", "percent:5", "qualifier:per schedule.b"]
 
 
 def test_find_constraints_reports_text_and_offsets_in_order():
