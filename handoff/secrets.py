@@ -24,8 +24,9 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 __all__ = [
-    "NER_ENTITIES", "PII_ENTITIES", "SECRET_ENTITIES", "SECRET_SPECS", "Prefilter", "SecretSpec",
-    "analyzer_engine", "build_secret_recognizers", "has_public_suffix", "nlp_engine", "phone_shaped",
+    "GATES", "KEYWORDS", "NER_ENTITIES", "PII_ENTITIES", "PREFILTER_PATTERNS", "SECRET_ENTITIES", "SECRET_SPECS",
+    "Prefilter", "SecretSpec", "analyzer_engine", "build_secret_recognizers", "digit_count", "has_public_suffix",
+    "nlp_engine", "phone_shaped",
 ]  # fmt: skip
 
 PII_ENTITIES: tuple[str, ...] = (
@@ -233,7 +234,6 @@ GATES: dict[str, Callable[[str, str, int], bool]] = {
     "PERSON": lambda line, lower, digits: True,
     "LOCATION": lambda line, lower, digits: True,
 }
-PREFILTER_ENTITIES = frozenset(KEYWORDS) | frozenset(GATES)
 
 
 class Prefilter:
@@ -419,6 +419,7 @@ def _offline_tld_extractor() -> Any:
 
 
 def has_public_suffix(email: str) -> bool:
+    """Presidio's email validation (the domain ends in a public suffix), from tldextract's bundled list."""
     return _offline_tld_extractor()(email).fqdn != ""
 
 

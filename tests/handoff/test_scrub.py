@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -231,7 +232,7 @@ def test_without_a_key_one_warning_is_logged_per_process():
         "a, b = Scrubber(), Scrubber()\n"
         "print(a.scrub_text('li.chen@fabrikam.de') == b.scrub_text('li.chen@fabrikam.de'))\n"
     )
-    env = {k: v for k, v in __import__("os").environ.items() if k != "HANDOFF_SCRUB_KEY"}
+    env = {k: v for k, v in os.environ.items() if k != "HANDOFF_SCRUB_KEY"}
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert result.stdout == "True\n"
     warnings = [line for line in result.stderr.splitlines() if line.startswith("handoff.scrub WARNING")]
