@@ -102,7 +102,8 @@ class HandoffCallbackHandler(BaseCallbackHandler):
     def _open(self, run_id: UUID, parent_run_id: UUID | None, name: str, kind: str, metadata: dict | None, value: Any, content_type: str | None = None) -> None:
         with self._lock:
             enclosing = self._nodes.get(parent_run_id) if parent_run_id else None
-        parent, from_ = self._parent(enclosing, metadata)
+        parents, from_ = self._parents(enclosing, metadata)
+        parent = parents[0] if parents else None
         handle = open_handle(
             name,
             from_=from_,
@@ -112,19 +113,21 @@ class HandoffCallbackHandler(BaseCallbackHandler):
             span_parent=enclosing.handle if enclosing is not None else None,
         )
         set_input(handle, value, content_type)
+        if handle is not None and len(parents) > 1:
+            handle._fan_in = [other.handoff_id for other in parents[1:] if other is not None]
         with self._lock:
             self._nodes[run_id] = _Node(handle, name, (metadata or {}).get("langgraph_step"))
 
-    def _parent(self, enclosing: _Node | None, metadata: dict | None) -> tuple[Any, str | None]:
+    def _parents(self, enclosing: _Node | None, metadata: dict | None) -> tuple[list[Any], str | None]:
         if enclosing is None or enclosing.handle is None:
-            return None, None
+            return [], None
         step = (metadata or {}).get("langgraph_step")
         with self._lock:
             earlier = [s for s in enclosing.graph_steps if step is not None and s < step]
             previous = enclosing.graph_steps[max(earlier)] if earlier else None
         if previous:
-            return previous[0][0], previous[0][1]
-        return enclosing.handle, enclosing.name
+            return [handle for handle, _ in previous], previous[0][1]
+        return [enclosing.handle], enclosing.name
 
     def _close(self, run_id: UUID, parent_run_id: UUID | None, error: Exception | None = None) -> None:
         with self._lock:

@@ -104,3 +104,30 @@ def test_a_graph_outside_any_run_gets_a_run_of_its_own():
         records.flush()
     assert len({h.run_id for h in records.handoffs}) == 1
     assert [(r.name, r.status) for r in records.runs] == [("LangGraph", "running"), ("LangGraph", "ok")]
+
+
+def test_a_node_after_parallel_nodes_has_the_first_as_parent_and_the_others_as_fan_in():
+    """When two nodes run in the same superstep, the node consuming both lists them as parent and fan_in."""
+
+    class State(TypedDict, total=False):
+        rebate: str
+        surcharge: str
+        total: str
+
+    graph = StateGraph(State)
+    graph.add_node("rebate_rule", lambda s: {"rebate": "9.5%"})
+    graph.add_node("surcharge_rule", lambda s: {"surcharge": "9.1% of the rebated subtotal"})
+    graph.add_node("price", lambda s: {"total": "169825.06"})
+    graph.add_edge(START, "rebate_rule")
+    graph.add_edge(START, "surcharge_rule")
+    graph.add_edge(["rebate_rule", "surcharge_rule"], "price")
+    graph.add_edge("price", END)
+    with capture() as records:
+        graph.compile().invoke({}, config={"callbacks": [HandoffCallbackHandler()]})
+        records.flush()
+    steps = _by_step(records)
+    rules = {steps["rebate_rule"].handoff_id, steps["surcharge_rule"].handoff_id}
+    price = steps["price"]
+    assert {price.parent_handoff_id, *price.fan_in} == rules
+    assert len(price.fan_in) == 1
+    assert steps[price.from_step].handoff_id == price.parent_handoff_id
