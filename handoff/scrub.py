@@ -128,9 +128,10 @@ class Scrubber:
         self._custom_recognizers: list | None = None
 
     @classmethod
-    def from_env(cls) -> Scrubber:
+    def from_env(cls, key: bytes | str | None = None) -> Scrubber:
         """Build a Scrubber from HANDOFF_SCRUB_KEY, HANDOFF_SPACY_MODEL, HANDOFF_SCRUB_ENTITIES and
-        HANDOFF_SCRUB_ALLOW (comma lists); a bad value is logged and its default used."""
+        HANDOFF_SCRUB_ALLOW (comma lists); a bad value is logged and its default used. A ``key``
+        given here (e.g. from ``handoff.configure(scrub_key=...)``) wins over HANDOFF_SCRUB_KEY."""
         entities = _env_list("HANDOFF_SCRUB_ENTITIES")
         allow = _env_list("HANDOFF_SCRUB_ALLOW") or ()
         model = os.environ.get("HANDOFF_SPACY_MODEL") or None
@@ -140,7 +141,8 @@ class Scrubber:
             logger.warning("ignoring HANDOFF_SCRUB_ENTITIES: %s", exc)
             entities = None
         valid_allow = [pattern for pattern in allow if _valid_regex(pattern, "HANDOFF_SCRUB_ALLOW")]
-        return cls(os.environ.get("HANDOFF_SCRUB_KEY") or None, entities=entities, allow=valid_allow, spacy_model=model)
+        key = key if key is not None else os.environ.get("HANDOFF_SCRUB_KEY") or None
+        return cls(key, entities=entities, allow=valid_allow, spacy_model=model)
 
     @property
     def entities(self) -> tuple[str, ...]:

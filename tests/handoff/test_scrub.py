@@ -214,7 +214,7 @@ def test_missing_spacy_model_raises_scrub_error_instead_of_downloading():
 
 
 def test_from_env_reads_key_entities_and_allow_list(monkeypatch):
-    """HANDOFF_SCRUB_KEY, HANDOFF_SCRUB_ENTITIES and HANDOFF_SCRUB_ALLOW configure the writer's scrubber."""
+    """HANDOFF_SCRUB_KEY, HANDOFF_SCRUB_ENTITIES and HANDOFF_SCRUB_ALLOW configure the writer's scrubber; a given key wins."""
     monkeypatch.setenv("HANDOFF_SCRUB_KEY", KEY)
     monkeypatch.setenv("HANDOFF_SCRUB_ENTITIES", "EMAIL_ADDRESS, PHONE_NUMBER")
     monkeypatch.setenv("HANDOFF_SCRUB_ALLOW", r"noreply@contoso-freight\.co\.uk")
@@ -222,6 +222,17 @@ def test_from_env_reads_key_entities_and_allow_list(monkeypatch):
     assert scrubber.entities == ("EMAIL_ADDRESS", "PHONE_NUMBER")
     text = "from noreply@contoso-freight.co.uk to li.chen@fabrikam.de, password=hunter2xyz"
     assert scrubber.scrub_text(text) == f"from noreply@contoso-freight.co.uk to {token('EMAIL_ADDRESS', 'li.chen@fabrikam.de')}, password=hunter2xyz"
+    assert Scrubber.from_env(key="configured").scrub_text("li.chen@fabrikam.de") == token("EMAIL_ADDRESS", "li.chen@fabrikam.de", "configured")
+
+
+def test_bad_environment_values_are_logged_and_defaults_used(monkeypatch, caplog):
+    """A bad HANDOFF_SCRUB_ENTITIES or HANDOFF_SCRUB_ALLOW never stops the writer: warned about, then ignored."""
+    monkeypatch.setenv("HANDOFF_SCRUB_ENTITIES", "EMAIL_ADDRESS,NOPE")
+    monkeypatch.setenv("HANDOFF_SCRUB_ALLOW", "(unclosed")
+    with caplog.at_level("WARNING", logger="handoff.scrub"):
+        scrubber = Scrubber.from_env(key=KEY)
+    assert scrubber.entities == DEFAULT_ENTITIES
+    assert [record.getMessage().split(":")[0] for record in caplog.records] == ["ignoring HANDOFF_SCRUB_ENTITIES", "ignoring HANDOFF_SCRUB_ALLOW pattern '(unclosed'"]
 
 
 def test_without_a_key_one_warning_is_logged_per_process():
