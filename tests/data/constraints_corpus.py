@@ -631,6 +631,55 @@ CASES: list[dict] = [
         id=["id:SPRING26"],
     ),
 ]
+_VALIDATION_REPORT = (
+    "VALIDATION REPORT\n\nFindings:\n- invoice: INV-88214\n- billable lines: 340\n- subtotal: $172,000.00\n"
+    "- volume rebate: tier 3 at 9.5%\n- freight surcharge: 9.1% (clause 7.2)\n\nNotes:\n"
+    "Clause 7.2 applies because the consignment crosses the regional freight boundary. The surcharge base "
+    "is the rebated subtotal per 7.2(b), so the rebate must be applied first and the surcharge computed on "
+    "what remains.\n\n"
+)
+_METHOD = (
+    "Each billable line was matched against the master price schedule and the contract terms on file. "
+    "Quantities were reconciled with the carrier's proof of delivery, and unit descriptions were compared "
+    "with the catalogue entries for the customer's account. Lines that share a consignment were grouped so "
+    "that handling charges apply once per consignment, as the contract requires."
+)
+_RUNBOOK = (
+    "## Runbook: payments-writer backlog\n\n1. Check queue depth; if it stays above 10,000 messages for "
+    "15 minutes, scale to 6 instances.\n2. Never scale beyond 12 instances without approval from the "
+    "payments lead.\n3. Do not restart the primary database during business hours (09:00-18:00 CET).\n"
+    "4. Escalate SEV-1 incidents within 15 minutes.\n"
+)
+_PAYMENT_TERMS = (
+    "Section 9.2 (Payment). Customer shall pay each invoice within 45 days of receipt. Late amounts bear "
+    "interest at 1% per month. Section 9.3 (Disputes). Customer may withhold disputed amounts only if it "
+    "notifies Supplier in writing before the due date, citing invoice number and the disputed line items."
+)
+
+CASES += [
+    _case(
+        "validator-report-compress-v3",
+        _VALIDATION_REPORT + _METHOD + "\n\n" + _METHOD + "\n",
+        "BRIEF\ninvoice: INV-88214\nbillable lines: 340\nsubtotal: $172,000.00\nvolume rebate: tier 3 at 9.5%\n"
+        "freight surcharge: 9.1% (clause 7.2)\n" + _METHOD,
+        clause=["clause:7.2(b)"],
+        qualifier=["qualifier:base is the rebated subtotal", "qualifier:per 7.2(b)"],
+    ),
+    _case(
+        "runbook-list-to-prose",
+        _RUNBOOK,
+        "Payments-writer backlog: when queue depth stays above 10,000 messages for 15 minutes, scale to 6 "
+        "instances. Never scale beyond 12 instances without approval from the payments lead. Do not restart "
+        "the primary database during business hours (09:00-18:00 CET). Escalate SEV-1 incidents within 15 minutes.",
+    ),
+    _case(
+        "dispute-conditions-dropped",
+        _PAYMENT_TERMS,
+        "Payment (§9.2): within 45 days of receipt; late amounts bear interest at 1% per month. Disputes (§9.3): "
+        "customer may withhold disputed amounts, citing invoice number and the disputed line items.",
+        qualifier=["qualifier:only if it notifies supplier", "qualifier:before the due date"],
+    ),
+]
 
 PARAPHRASES: list[dict] = [
     _paraphrase(
