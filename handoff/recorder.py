@@ -49,7 +49,8 @@ def _build_spool(settings: Settings) -> Any:
         return None
 
 
-def _metrics_status() -> dict[str, Any]:
+def writer_status() -> dict[str, Any]:
+    """Return the writer's counters, queue length and spool size (``{}`` before anything was recorded)."""
     recorder = _recorder
     if recorder is None:
         return {}
@@ -71,7 +72,7 @@ def _register_metrics_once() -> None:
     try:
         from handoff.exporters.metrics import register_metrics
 
-        register_metrics(_metrics_status)
+        register_metrics(writer_status)
     except Exception as exc:  # noqa: BLE001 - metrics are optional, recording is not
         warn_once("handoff: cannot register OpenTelemetry metrics: %s", exc)
 
