@@ -20,7 +20,7 @@ from typing import Any
 import duckdb
 
 from handoff.queries.db import query
-from handoff.queries.edges import lost_in_step_sql
+from handoff.queries.edges import edges_since_sql, handoffs_since_sql, lost_in_step_sql, partition_floor
 
 DEFAULT_MAX_RATIO = 0.25
 DEFAULT_MIN_BYTES = 1024
@@ -69,11 +69,11 @@ def _transform_alerts(con, start: datetime, max_ratio: float, min_bytes: int, st
     sql = f"""
         SELECT run_id, handoff_id, ts, from_step, to_step, input_bytes, output_bytes,
                output_bytes / input_bytes AS ratio, {lost_in_step_sql()} AS lost
-        FROM handoffs
-        WHERE kind = 'transform' AND status = 'ok' AND ts >= ? AND dt >= ?
+        FROM {handoffs_since_sql()}
+        WHERE kind = 'transform' AND status = 'ok' AND ts >= ?
           AND input_bytes >= ? AND input_bytes > 0 AND output_bytes / input_bytes < {limit}
     """
-    rows = query(con, sql, [start, start.date(), min_bytes, *limit_params])
+    rows = query(con, sql, [partition_floor(start), start, min_bytes, *limit_params])
     return [_alert(row, "compression-transform", None, row["input_bytes"], row["output_bytes"]) for row in rows]
 
 
@@ -82,11 +82,11 @@ def _edge_alerts(con, start: datetime, max_ratio: float, min_bytes: int, step_ra
     sql = f"""
         SELECT run_id, handoff_id, parent_handoff_id, ts, from_step, to_step, lost,
                parent_output_bytes, child_input_bytes, size_ratio AS ratio
-        FROM edges
-        WHERE ts >= ? AND dt >= ? AND parent_output_bytes >= ? AND parent_output_bytes > 0
+        FROM {edges_since_sql()}
+        WHERE ts >= ? AND parent_output_bytes >= ? AND parent_output_bytes > 0
           AND size_ratio < {limit}
     """
-    rows = query(con, sql, [start, start.date(), min_bytes, *limit_params])
+    rows = query(con, sql, [partition_floor(start), start, min_bytes, *limit_params])
     return [
         _alert(row, "compression-edge", row["parent_handoff_id"], row["parent_output_bytes"], row["child_input_bytes"])
         for row in rows

@@ -21,7 +21,7 @@ import duckdb
 
 from handoff.errors import HandoffNotFound, RunNotFound
 from handoff.queries.db import query
-from handoff.queries.edges import lost_in_step_sql
+from handoff.queries.edges import edges_since_sql, handoffs_since_sql, lost_in_step_sql, partition_floor
 
 #: Attributes a signature can also require to be equal: option name -> handoffs column.
 SAME_OPTIONS = {"template": "template", "model": "model", "prompt_pack": "prompt_pack", "input": "input_sha256"}
@@ -98,10 +98,10 @@ def derive_signature(
 
 
 def _match_sql(signature: Signature) -> tuple[str, str, str]:
-    """``(view, upstream column, downstream column)`` for a signature's scope."""
+    """``(relation, upstream column, downstream column)`` for a signature's scope (one ``?``: the first day)."""
     if signature.scope == "step":
-        return "handoffs", "input_constraints", "output_constraints"
-    return "edges", "upstream", "downstream"
+        return handoffs_since_sql(), "input_constraints", "output_constraints"
+    return edges_since_sql(), "upstream", "downstream"
 
 
 def find_matches(
@@ -114,8 +114,8 @@ def find_matches(
     """Every handoff in the window that carries the signature, oldest first (one per run and handoff)."""
     view, upstream, downstream = _match_sql(signature)
     start = (now or datetime.now(timezone.utc)) - since
-    where = ["ts >= ?", "dt >= ?", "to_step = ?"]
-    params: list[Any] = [start, start.date(), signature.to_step]
+    where = ["ts >= ?", "to_step = ?"]
+    params: list[Any] = [partition_floor(start), start, signature.to_step]
     where.append("from_step IS NOT DISTINCT FROM ?")
     params.append(signature.from_step)
     if signature.lost:

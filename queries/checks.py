@@ -24,6 +24,7 @@ import duckdb
 
 from handoff.errors import RunNotFound
 from handoff.queries.db import query
+from handoff.queries.edges import edges_since_sql, handoffs_since_sql, partition_floor
 from handoff.store.base import ObjectStore
 
 SEVERITIES = ("HIGH", "MED", "LOW")
@@ -116,22 +117,23 @@ register_check("edge-constraints", "HIGH", _edge_constraints, on="edge")
 register_check("transform-constraints", "HIGH", _transform_constraints, on="handoff")
 
 
-def _window_clause(run_id: str | None, since: timedelta | None, now: datetime | None) -> tuple[str, list[Any]]:
+def _sources(run_id: str | None, since: timedelta | None, now: datetime | None) -> tuple[str, str, str, list[Any]]:
+    """``(handoffs relation, edges relation, where, params)`` for one run or a window."""
     if run_id is not None:
-        return "run_id = ?", [run_id]
+        return "handoffs", "edges", "run_id = ?", [run_id]
     start = (now or datetime.now(timezone.utc)) - (since or timedelta(hours=24))
-    return "ts >= ? AND dt >= ?", [start, start.date()]
+    return handoffs_since_sql(), edges_since_sql(), "ts >= ?", [partition_floor(start), start]
 
 
 def load_targets(
     con: duckdb.DuckDBPyConnection, *, run_id: str | None = None, since: timedelta | None = None, now: datetime | None = None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Return ``(edges, handoffs)`` rows of one run, or of every run in the window; raise ``RunNotFound``."""
-    where, params = _window_clause(run_id, since, now)
-    handoffs = query(con, f"SELECT * EXCLUDE (config, attributes) FROM handoffs WHERE {where} ORDER BY run_id, seq", params)
+    handoffs_from, edges_from, where, params = _sources(run_id, since, now)
+    handoffs = query(con, f"SELECT * EXCLUDE (config, attributes) FROM {handoffs_from} WHERE {where} ORDER BY run_id, seq", params)
     if run_id is not None and not handoffs:
         raise RunNotFound(run_id)
-    edges = query(con, f"SELECT * FROM edges WHERE {where} ORDER BY run_id, seq, parent_handoff_id", params)
+    edges = query(con, f"SELECT * FROM {edges_from} WHERE {where} ORDER BY run_id, seq, parent_handoff_id", params)
     return edges, handoffs
 
 

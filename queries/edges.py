@@ -17,6 +17,8 @@ input), ``gained`` (the reverse), ``digests_equal``, ``parent_output_sha256``,
 
 from __future__ import annotations
 
+from datetime import date, datetime, timedelta, timezone
+
 import duckdb
 
 #: The columns of the ``edges`` view, in order.
@@ -28,13 +30,13 @@ EDGE_COLUMNS = (
     "prompt_pack", "tier", "dt",
 )
 
-_EDGES_SQL = """
-CREATE OR REPLACE VIEW edges AS
-WITH links AS (
-    SELECT run_id, handoff_id, parent_handoff_id AS parent_id FROM handoffs
+_EDGES_SELECT = """
+WITH h AS (SELECT * FROM {source}),
+links AS (
+    SELECT run_id, handoff_id, parent_handoff_id AS parent_id FROM h
     WHERE parent_handoff_id IS NOT NULL
     UNION
-    SELECT run_id, handoff_id, unnest(fan_in) AS parent_id FROM handoffs
+    SELECT run_id, handoff_id, unnest(fan_in) AS parent_id FROM h
     WHERE fan_in IS NOT NULL AND len(fan_in) > 0
 )
 SELECT
@@ -67,14 +69,41 @@ SELECT
     c.tier,
     c.dt
 FROM links l
-JOIN handoffs c ON c.run_id = l.run_id AND c.handoff_id = l.handoff_id
-JOIN handoffs p ON p.run_id = l.run_id AND p.handoff_id = l.parent_id
+JOIN h c ON c.run_id = l.run_id AND c.handoff_id = l.handoff_id
+JOIN h p ON p.run_id = l.run_id AND p.handoff_id = l.parent_id
 """
 
 
 def create_edges_view(con: duckdb.DuckDBPyConnection) -> None:
     """Create (or replace) the ``edges`` view on a connection that already has ``handoffs``."""
-    con.execute(_EDGES_SQL)
+    con.execute("CREATE OR REPLACE VIEW edges AS " + _EDGES_SELECT.format(source="handoffs"))
+
+
+def handoffs_since_sql() -> str:
+    """A deduplicated ``handoffs`` relation of the day partitions from ``?`` (a date) on.
+
+    Same rows as the ``handoffs`` view for those days, but files of earlier days are pruned
+    before deduplicating, so a scan of the last day does not pay for the whole year. (Copies of
+    one row share its day partition: they are the same handoff at the same ``ts``.)
+    """
+    from handoff.queries.db import _PREFERENCE
+    from handoff.store.tables import PRIMARY_KEYS
+
+    keys = ", ".join(PRIMARY_KEYS["handoffs"])
+    return (
+        f"(SELECT * FROM raw_handoffs WHERE dt >= ? "
+        f"QUALIFY row_number() OVER (PARTITION BY {keys} ORDER BY {_PREFERENCE['handoffs']}) = 1)"
+    )
+
+
+def edges_since_sql() -> str:
+    """The ``edges`` relation over :func:`handoffs_since_sql` (one ``?``: the first day, of parents too)."""
+    return "(" + _EDGES_SELECT.format(source=handoffs_since_sql()) + ")"
+
+
+def partition_floor(start: datetime) -> date:
+    """The first day partition a window from ``start`` reads: the day before, so parents recorded before midnight join."""
+    return start.astimezone(timezone.utc).date() - timedelta(days=1)
 
 
 def lost_in_step_sql(alias: str = "") -> str:

@@ -24,6 +24,7 @@ from typing import Any
 import duckdb
 
 from handoff.queries.db import query
+from handoff.queries.edges import handoffs_since_sql, partition_floor
 
 logger = logging.getLogger("handoff.breaker")
 
@@ -70,7 +71,7 @@ def _health_sql(column: str) -> str:
     return f"""
         WITH h AS (
             SELECT run_id, handoff_id, coalesce(CAST({column} AS VARCHAR), '-') AS step, status
-            FROM handoffs WHERE ts >= ? AND dt >= ?
+            FROM {handoffs_since_sql()} WHERE ts >= ?
         ),
         failed AS (
             SELECT DISTINCT c.run_id, c.handoff_id, c."check" FROM checks c
@@ -91,11 +92,11 @@ def _health_sql(column: str) -> str:
 def _named_counts(con, column: str, start: datetime, sql_from: str, name: str) -> dict[str, dict[str, int]]:
     sql = f"""
         SELECT coalesce(CAST(h.{column} AS VARCHAR), '-') AS step, {name} AS name, count(DISTINCT h.run_id) AS runs
-        FROM handoffs h JOIN {sql_from} ON x.run_id = h.run_id AND x.handoff_id = h.handoff_id
-        WHERE h.ts >= ? AND h.dt >= ? GROUP BY ALL ORDER BY runs DESC, name
+        FROM {handoffs_since_sql()} h JOIN {sql_from} ON x.run_id = h.run_id AND x.handoff_id = h.handoff_id
+        WHERE h.ts >= ? GROUP BY ALL ORDER BY runs DESC, name
     """
     out: dict[str, dict[str, int]] = {}
-    for row in query(con, sql, [start, start.date()]):
+    for row in query(con, sql, [partition_floor(start), start]):
         out.setdefault(row["step"], {})[row["name"]] = row["runs"]
     return out
 
@@ -112,7 +113,7 @@ def step_health(
     checks = _named_counts(con, column, start, "(SELECT * FROM checks WHERE status = 'fail') x", 'x."check"')
     return [
         StepHealth(**row, fallbacks=fallbacks.get(row["step"], {}), failing_checks=checks.get(row["step"], {}))
-        for row in query(con, _health_sql(column), [start, start.date()])
+        for row in query(con, _health_sql(column), [partition_floor(start), start])
     ]
 
 

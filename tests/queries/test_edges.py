@@ -76,3 +76,24 @@ def test_a_loss_inside_a_transform_is_not_an_edge_loss(population):
         [population.planted[0]],
     )
     assert lost == [{"lost": INCIDENT_LOSS}]
+
+
+def test_a_window_keeps_edges_whose_parent_ran_the_day_before(tmp_path):
+    """A run crossing midnight keeps its edge in a scan of the new day, parent in yesterday's partition."""
+    from datetime import datetime, timedelta, timezone
+
+    from handoff.queries.checks import run_checks
+    from handoff.store import open_store
+    from handoff.store.tables import to_table, write_table
+
+    midnight = datetime(2026, 3, 12, tzinfo=timezone.utc)
+    common = {"run_id": "run_m", "status": "ok", "input_bytes": 10, "output_bytes": 10, "tier": "full", "kind": "agent"}
+    parent = {**common, "handoff_id": "hf-1", "seq": 1, "to_step": "a", "ts": midnight - timedelta(seconds=1),
+              "output_constraints": ["percent:9.1"]}
+    child = {**common, "handoff_id": "hf-2", "seq": 2, "to_step": "b", "ts": midnight + timedelta(seconds=1),
+             "parent_handoff_id": "hf-1", "input_constraints": []}
+    store = open_store(str(tmp_path / "store"))
+    write_table(store, "handoffs", "2026-03-11", "t", 0, to_table("handoffs", [parent]))
+    write_table(store, "handoffs", "2026-03-12", "t", 0, to_table("handoffs", [child]))
+    results = run_checks(connect(store), since=timedelta(hours=1), now=midnight + timedelta(minutes=30))
+    assert [(r.handoff_id, r.parent_handoff_id, r.status, r.lost) for r in results] == [("hf-2", "hf-1", "fail", ("percent:9.1",))]
