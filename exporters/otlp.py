@@ -58,10 +58,12 @@ def attach_otlp(endpoint: str | None = None, tracer_provider: Any = None):
     """Add OTLP export to the provider handoff records into; return the processor or ``None``.
 
     Idempotent per provider: calling it again with the same endpoint keeps the processor,
-    with another endpoint shuts the old one down (it then drops spans) and adds a new one.
+    with another endpoint shuts the old one down (it then drops spans) and adds a new one,
+    with none (and no OTLP variables) shuts it down.
     Never raises: a failure is logged once and recording carries on without OTLP.
     """
     if not endpoint and not env_configured():
+        _detach(tracer_provider)
         return None
     try:
         provider = resolve_provider(tracer_provider)
@@ -86,6 +88,15 @@ def _attach(provider: Any, endpoint: str | None):
     if current is not None:
         current[1].shutdown()
     return processor
+
+
+def _detach(tracer_provider: Any) -> None:
+    if not _attached:
+        return
+    with _lock:
+        current = _attached.pop(resolve_provider(tracer_provider), None)
+    if current is not None:
+        current[1].shutdown()
 
 
 def force_flush(timeout_s: float = 30.0) -> bool:

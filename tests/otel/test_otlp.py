@@ -108,6 +108,21 @@ def test_configuring_the_same_endpoint_twice_exports_each_span_once(store_dir, o
     provider.shutdown()
 
 
+def test_configuring_no_endpoint_stops_the_export(store_dir, otlp_receiver):
+    """configure(otlp_endpoint=None) removes handoff's exporter: later spans are not sent."""
+    provider = TracerProvider()
+    handoff.configure(otlp_endpoint=otlp_receiver.endpoint, tracer_provider=provider)
+    with handoff.record(to="validate") as h:
+        h.input("x")
+    provider.force_flush(10_000)
+    handoff.configure(otlp_endpoint=None)
+    with handoff.record(to="price") as h:
+        h.input("y")
+    provider.force_flush(10_000)
+    assert [s["attributes"]["handoff.to"] for s in otlp_receiver.by_handoff().values()] == ["validate"]
+    provider.shutdown()
+
+
 def test_the_standard_otel_variables_turn_export_on(tmp_path, otlp_receiver):
     """With only OTEL_EXPORTER_OTLP_ENDPOINT set, handoff spans are exported over OTLP/HTTP."""
     script = textwrap.dedent(

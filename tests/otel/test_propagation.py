@@ -9,7 +9,12 @@ import sys
 import urllib.request
 from pathlib import Path
 
+import openai
+import pytest
+
 import handoff
+from handoff.adapters import openai as handoff_openai
+from handoff.config import reset_settings
 from handoff.queries.db import connect, query
 from handoff.testing import capture
 
@@ -71,31 +76,36 @@ def test_extract_without_handoff_baggage_records_a_run_of_its_own():
     assert (only.parent_handoff_id, only.trace_id) == (None, "0af7651916cd43dd8448eb211c80319c")
 
 
-def test_service_b_called_over_http_joins_service_a_run(tmp_path):
-    """Service B, another process called over HTTP with injected headers, records into A's run under A's handoff."""
+@pytest.fixture
+def service_b(tmp_path):
+    """Service B running in its own process, recording into the same store as this test (service A)."""
     store = tmp_path / "store"
     env = {**os.environ, "HANDOFF_STORE": str(store), "HANDOFF_SCRUB": "0"}
     service = subprocess.Popen([sys.executable, str(SERVICE_B)], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         port = int(service.stdout.readline())
         handoff.configure(store=str(store), scrub=False)
-
-        @handoff.step(to="price", from_="orchestrator.compress_v3")
-        def price(brief: str) -> str:
-            request = urllib.request.Request(f"http://127.0.0.1:{port}/price", data=brief.encode(), headers=handoff.inject({}))
-            with urllib.request.urlopen(request, timeout=30) as response:
-                return response.read().decode()
-
-        with handoff.run("invoice", invoice="INV-88214") as run:
-            answer = price("freight surcharge: 9.1% (clause 7.2)")
-        handoff.flush()
+        yield port, store
     finally:
         service.stdin.close()
         service.wait(30)
         handoff.shutdown()
-        from handoff.config import reset_settings
-
         reset_settings()
+
+
+def test_service_b_called_over_http_joins_service_a_run(service_b):
+    """Service B, another process called over HTTP with injected headers, records into A's run under A's handoff."""
+    port, store = service_b
+
+    @handoff.step(to="price", from_="orchestrator.compress_v3")
+    def price(brief: str) -> str:
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/price", data=brief.encode(), headers=handoff.inject({}))
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.read().decode()
+
+    with handoff.run("invoice", invoice="INV-88214") as run:
+        answer = price("freight surcharge: 9.1% (clause 7.2)")
+    handoff.flush()
 
     assert answer == "total for [freight surcharge: 9.1% (clause 7.2)]: 171312.00 (checked)"
     rows = query(connect(str(store)), "SELECT handoff_id, from_step, to_step, parent_handoff_id, trace_id, model FROM handoffs WHERE run_id = ? ORDER BY ts", [run.run_id])
@@ -111,3 +121,23 @@ def test_service_b_called_over_http_joins_service_a_run(tmp_path):
     assert b_compute["handoff_id"].startswith("hf-") and b_compute["handoff_id"].endswith("-1")
     assert b_compute["model"] == "fake-pricer"
     assert {r["trace_id"] for r in rows} == {a["trace_id"]}
+
+
+def test_the_openai_adapter_propagates_the_run_to_the_model_server(service_b):
+    """A model server that calls handoff.extract joins the caller's run under the adapter's handoff, with no code at the call site."""
+    port, store = service_b
+    client = openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="test", http_client=handoff_openai.http_client())
+
+    @handoff.step(to="price")
+    def price(brief: str) -> str:
+        return client.chat.completions.create(model="fake-pricer", messages=[{"role": "user", "content": brief}]).choices[0].message.content
+
+    with handoff.run("invoice") as run:
+        assert price("freight surcharge: 9.1% (clause 7.2)") == "total 171312.00"
+    handoff.flush()
+    rows = query(connect(str(store)), "SELECT handoff_id, from_step, to_step, parent_handoff_id FROM handoffs WHERE run_id = ? ORDER BY ts", [run.run_id])
+    assert [(r["from_step"], r["to_step"], r["parent_handoff_id"]) for r in rows] == [
+        ("invoice", "price", None),
+        ("price", "openai.chat.completions", "hf-1"),
+        ("openai.chat.completions", "model_server.generate", "hf-2"),
+    ]
