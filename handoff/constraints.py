@@ -546,7 +546,8 @@ def _object(text: str, pos: int, atoms_at: dict[int, Constraint], atom_starts: l
     articles ride along uncounted, an atomic constraint or the end of a sentence ends it.
     """
     run = _WORD_RUN.match(text, pos)
-    reach = run.end() if run else pos + 1
+    gap = _GAP.match(text, run.end()) if run else None
+    reach = gap.end() if gap else run.end() if run else pos
     if run is None or "_" in run.group() or bisect_right(atom_starts, reach) != bisect_right(atom_starts, pos):
         return _object_with_atoms(text, pos, atoms_at)
     words: list[str] = []
@@ -566,20 +567,19 @@ def _object(text: str, pos: int, atoms_at: dict[int, Constraint], atom_starts: l
 
 def _object_with_atoms(text: str, pos: int, atoms_at: dict[int, Constraint]) -> tuple[list[str], int]:
     """:func:`_object` word by word, for objects that contain an atomic constraint."""
-    words: list[str] = []
+    words: list[tuple[str, int]] = []  # each word with where it ends
     counted, end = 0, pos
     while counted < _OBJECT_WORDS and (gap := _GAP.match(text, end)):
-        word, stop_after, after = _next_word(text, gap.end(), atoms_at)
+        word, stop_after, end = _next_word(text, gap.end(), atoms_at)
         if word is None or (counted and word in _STOP_WORDS):
             break
-        words.append(word)
-        end = after
+        words.append((word, end))
         counted += word not in _UNCOUNTED
         if stop_after:
             break
-    while words and words[-1] in _UNCOUNTED:
+    while words and words[-1][0] in _UNCOUNTED:
         words.pop()
-    return words, end
+    return [word for word, _end in words], words[-1][1] if words else pos
 
 
 def _next_word(text: str, pos: int, atoms_at: dict[int, Constraint]) -> tuple[str | None, bool, int]:

@@ -95,6 +95,8 @@ def test_negations_are_bound_to_what_they_negate(text, tokens):
     ("Totals excluding VAT, including freight, based on the rebated subtotal.", [
         "qualifier:based on the rebated subtotal", "qualifier:excluding vat", "qualifier:including freight"]),
     ("Ship only if approved, except for returns.", ["qualifier:except for returns", "qualifier:only if approved"]),
+    ("Rebate applies only if the order exceeds $50,000.00.", [
+        "money:USD50000.00", "qualifier:only if the order exceeds USD50000.00"]),
 ])
 def test_qualifiers_carry_their_object_normalized(text, tokens):
     """A qualifier's token is its canonical trigger plus a capped, lower-cased object with atoms normalized."""
