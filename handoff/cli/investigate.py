@@ -34,6 +34,13 @@ def _progress(label: str):
     return wrap
 
 
+def _open(store_url: str | None):
+    """The store and its views; DuckDB's own progress bar only on a terminal (it writes to fd 1, past ``--json``)."""
+    store, con = open_views(store_url)
+    con.execute(f"SET enable_progress_bar = {str(sys.stdout.isatty()).lower()}")
+    return store, con
+
+
 def _duration(text: str) -> timedelta:
     from handoff.durations import parse_duration
 
@@ -177,7 +184,7 @@ def diff_command(args: tuple[str, ...], compare_runs: bool, constraints_only: bo
         if compare_runs:
             if len(args) != 2:
                 raise click.UsageError("diff --runs takes two run ids: handoff diff --runs RUN1 RUN2")
-            _store, con = open_views(store_url)
+            _store, con = _open(store_url)
             _print_run_diff(args[0], args[1], diff_runs(con, args[0], args[1]), as_json, as_markdown)
             return
         if len(args) not in (2, 3):
@@ -185,7 +192,7 @@ def diff_command(args: tuple[str, ...], compare_runs: bool, constraints_only: bo
         run_id = args[0]
         a = parse_side(args[1], "out" if len(args) == 3 else "in")
         b = parse_side(args[2], "in") if len(args) == 3 else parse_side(f"{a.handoff_id}:out", "out")
-        store, con = open_views(store_url)
+        store, con = _open(store_url)
         result = diff_handoffs(store, con, run_id, a, b)
     if as_json:
         print_json(_diff_json(result))
@@ -220,7 +227,7 @@ def alerts_command(since: str, max_ratio: float, min_bytes: int, step_ratios: tu
 
     with errors_as_click():
         ratios = dict(parse_step_ratio(text) for text in step_ratios)
-        store, con = open_views(store_url)
+        store, con = _open(store_url)
         alerts = find_alerts(con, since=_duration(since), max_ratio=max_ratio, min_bytes=min_bytes, step_ratios=ratios)
         details = UpstreamTexts(store, con).details_all(alerts)
     if as_json:
@@ -297,7 +304,7 @@ def check_command(run_id: str | None, since: str, plugins: tuple[str, ...], no_r
 
     _import_plugins(plugins)
     with errors_as_click():
-        store, con = open_views(store_url)
+        store, con = _open(store_url)
         breaker = _breaker(breaker_runs, breaker_window, webhook)
         results = run_checks(con, run_id=run_id, since=None if run_id else _duration(since), progress=_progress("checking"))
         if not no_record and results:
@@ -364,9 +371,7 @@ def blast_radius_command(run_id: str, handoff_id: str, since: str, same: tuple[s
     from handoff.queries.blast import blast_radius, counts_per_day
 
     with errors_as_click():
-        _store, con = open_views(store_url)
-        if sys.stdout.isatty():
-            con.execute("SET enable_progress_bar = true")
+        _store, con = _open(store_url)
         signature, matches = blast_radius(con, run_id, handoff_id, since=_duration(since), same=same,
                                           tokens=tokens or None, where=where)
     if as_json:
@@ -408,7 +413,7 @@ def health_command(since: str, by: str, breaker_runs: int, breaker_window: str,
 
     with errors_as_click():
         window = _duration(since)
-        _store, con = open_views(store_url)
+        _store, con = _open(store_url)
         steps = step_health(con, since=window, by=by)
         trips = _breaker(breaker_runs, breaker_window, None).evaluate(failing_results(con, since=window), emit=False)
     if as_json:
@@ -454,7 +459,7 @@ def sql_command(statement: str, store_url: str | None, as_json: bool, as_markdow
     from handoff.queries.db import translate
 
     with errors_as_click():
-        _store, con = open_views(store_url)
+        _store, con = _open(store_url)
         try:
             cursor = con.execute(statement)
             columns = [column[0] for column in cursor.description or []]
@@ -484,7 +489,7 @@ def views_command(store_url: str | None, as_json: bool) -> None:
     from handoff.queries.db import query
 
     with errors_as_click():
-        _store, con = open_views(store_url)
+        _store, con = _open(store_url)
         listing = {view: [(row["column_name"], row["data_type"]) for row in query(
             con, "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
             [view])] for view in VIEWS}

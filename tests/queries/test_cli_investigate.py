@@ -202,3 +202,9 @@ def test_a_missing_plugin_is_one_error_line(demo):
     result = _run("check", demo.incident, "--plugin", "no_such_checks_module", "--store", demo.store)
     assert (result.exit_code, result.output.splitlines()) == (
         1, ["Error: cannot import check module no_such_checks_module: No module named 'no_such_checks_module'"])
+
+
+def test_piped_output_has_no_progress_bar(demo):
+    """When stdout is not a terminal DuckDB's progress bar is off, so nothing but JSON reaches a script."""
+    result = _run("sql", "SELECT current_setting('enable_progress_bar') AS bar", "--json", "--store", demo.store)
+    assert json.loads(result.stdout) == [{"bar": False}]
