@@ -103,11 +103,14 @@ class RemoteRun:
         self._active: list[tuple[object, Any]] = []
 
     def attach(self) -> None:
-        """Make the remote run current in this thread or task until :meth:`detach`."""
+        """Make the remote run current in this thread or task until :meth:`detach`; never raises."""
         token = otel_context.attach(self.context)
         joined = None
         if self.run_id:
-            joined = _join(self.run_id, self.parent_id, self.step)
+            try:
+                joined = _join(self.run_id, self.parent_id, self.step)
+            except Exception as exc:  # noqa: BLE001 - joining is best effort; the request goes on
+                _capture_failed(exc)
         self._active.append((token, joined))
 
     def detach(self) -> None:

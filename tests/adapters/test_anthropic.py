@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import anthropic
+import pytest
 
 import handoff
 from handoff.adapters import anthropic as handoff_anthropic
@@ -54,12 +55,10 @@ def test_an_error_status_is_recorded_as_an_error_and_the_sdk_error_reaches_the_a
     fake_model.reply = lambda api, request: {"_status": 400, "type": "error", "error": {"type": "invalid_request_error", "message": "max_tokens"}}
     client = _client(fake_model)
     with capture() as records:
-        try:
+        with pytest.raises(anthropic.BadRequestError) as raised:
             client.messages.create(model="claude-fake", max_tokens=64, messages=MESSAGES)
-        except anthropic.BadRequestError as exc:
-            raised = exc
         records.flush()
-    assert raised.status_code == 400
+    assert raised.value.status_code == 400
     (call,) = records.handoffs
     assert (call.status, call.error_type, call.error_message) == ("error", "UpstreamHTTPError", "HTTP 400 from /v1/messages")
     assert call.output == fake_model.responses[0]

@@ -95,3 +95,14 @@ def test_propagate_false_keeps_headers_off_the_wire(fake_model):
         client.chat.completions.create(model="fake-1", messages=MESSAGES)
     headers = {k.lower() for k in fake_model.requests[0][1]}
     assert "traceparent" not in headers and "baggage" not in headers
+
+
+def test_with_recording_off_the_call_is_untouched(fake_model):
+    """With recording disabled the SDK call returns the same answer, nothing is recorded and no headers are added."""
+    client = openai.OpenAI(base_url=fake_model.openai_url, api_key="test", http_client=handoff_openai.http_client())
+    with capture(enabled=False) as records:
+        reply = client.chat.completions.create(model="fake-1", messages=MESSAGES)
+        records.flush()
+    assert reply.choices[0].message.content == "echo: freight surcharge: 9.1% (clause 7.2)"
+    assert records.handoffs == []
+    assert "traceparent" not in {k.lower() for k in fake_model.requests[0][1]}
