@@ -29,17 +29,13 @@ boto3's real HTTP stack, timeouts and retries.
 
 from __future__ import annotations
 
-import os
 import socket
-import sys
 import time
 import uuid
 from pathlib import Path
 from typing import Iterator
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # lets tests import tests._proxy
 
 AWS_ENV = {
     "AWS_ACCESS_KEY_ID": "testing",

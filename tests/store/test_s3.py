@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -131,7 +132,8 @@ def test_runs_show_reads_a_run_from_s3_end_to_end(s3_url, spool_dir):
         "import handoff; from handoff.demo import run_demo;"
         f"runs = run_demo({s3_url!r}); handoff.flush(); print(runs['INV-88214'])"
     )
-    run_id = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()[-1]
+    env = {**os.environ, "HANDOFF_SCRUB": "false"}
+    run_id = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env).stdout.split()[-1]
     shown = subprocess.run(
         [HANDOFF_CLI, "runs", "show", run_id, "--store", s3_url, "--json"],
         capture_output=True, text=True,
