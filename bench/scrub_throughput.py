@@ -7,6 +7,8 @@ Two corpora are generated deterministically from the payloads in ``tests/data/sc
   phones, run ids) substituted, so most lines repeat across runs and some never do;
 * ``documents``: the same documents without the shared system prompt and tool schema, so a
   larger share of lines is new;
+* ``json``: tool-call payloads, lists of CRM records with per-record values, through
+  ``scrub_bytes(..., "application/json")``;
 * ``unique``: generated log and ticket lines in which no line repeats and two in five hold a
   value to redact, the worst case for the line cache.
 
@@ -120,8 +122,20 @@ def unique_corpus(corpus_mb: float, seed: int = 11) -> list[str]:
     return payloads
 
 
+def json_corpus(corpus_mb: float, seed: int = 13) -> list[bytes]:
+    """Tool-call payloads: JSON lists of 30 CRM records (the corpus record with per-record ids,
+    emails, phones and amounts), totalling ``corpus_mb``."""
+    rng, record = random.Random(seed), json.loads((CORPUS_DIR / "crm.json").read_text())
+    payloads, size = [], 0
+    while size < corpus_mb * 1e6:
+        batch = [json.loads(_render(json.dumps(record), rng)) for _ in range(30)]
+        payloads.append(json.dumps(batch).encode())
+        size += len(payloads[-1])
+    return payloads
+
+
 def _throughput(function, payloads: list[str]) -> float:
-    size = sum(len(p.encode()) for p in payloads)
+    size = sum(len(p) if isinstance(p, bytes) else len(p.encode()) for p in payloads)
     start = time.process_time()  # CPU seconds of this process: the machine may be shared
     for payload in payloads:
         function(payload)
@@ -150,11 +164,13 @@ def measure(corpus_mb: float = 4.0, stock_mb: float = 0.25) -> dict:
 
     Scrubber("warm-up").scrub_text("load the engine: a@b.example.com +1 415-555-0134")
     repeated, documents, unique = repeated_corpus(corpus_mb), repeated_corpus(corpus_mb, system_prompt=False), unique_corpus(corpus_mb)
+    json_scrubber = Scrubber("bench")
     return {
         "corpus_mb": corpus_mb,
         "repeated_mb_s": round(_throughput(Scrubber("bench").scrub_text, repeated), 2),
         "documents_mb_s": round(_throughput(Scrubber("bench").scrub_text, documents), 2),
         "unique_mb_s": round(_throughput(Scrubber("bench").scrub_text, unique), 2),
+        "json_mb_s": round(_throughput(lambda p: Scrubber.scrub_bytes(json_scrubber, p, "application/json"), json_corpus(corpus_mb)), 2),
         "stock_presidio_mb_s": round(_throughput(_stock_presidio(), repeated_corpus(stock_mb)), 2) if stock_mb else None,
     }
 

@@ -156,13 +156,8 @@ class Scrubber:
 
     def scrub_text(self, text: str) -> str:
         """Return ``text`` with every finding replaced by its pseudonym; raises ScrubError on failure."""
-        pieces, cursor = [], 0
-        for finding in self.analyze(text):
-            pieces.append(text[cursor : finding.start])
-            pieces.append(self._pseudonym(finding.entity, finding.text))
-            cursor = finding.end
-        pieces.append(text[cursor:])
-        return "".join(pieces)
+        with _failures_as_scrub_error():
+            return self._scrub_text(text)
 
     def scrub_bytes(self, data: bytes, content_type: str) -> bytes:
         """Scrub a payload by content type: JSON string values (and values under secret keys) are
@@ -180,12 +175,26 @@ class Scrubber:
                 text = data.decode("utf-8")
             except UnicodeDecodeError:
                 return data
-            return self.scrub_text(text).encode("utf-8")
-        return self.scrub_text(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+            return self._scrub_text(text).encode("utf-8")
+        return self._scrub_text(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
 
     def pseudonym(self, entity: str, value: str) -> str:
         """Return the token ``<ENTITY:xxxxxx>`` that ``value`` becomes under this scrubber's key."""
         return self._pseudonym(entity, value)
+
+    def _scrub_text(self, text: str) -> str:
+        # Short single-line strings (JSON values, attributes) repeat most: try the cache first.
+        cached = self._lines.get(text) if "\n" not in text else None
+        findings = cached if cached is not None else self._findings(text)
+        if not findings:
+            return text
+        pieces, cursor = [], 0
+        for finding in findings:
+            pieces.append(text[cursor : finding.start])
+            pieces.append(self._pseudonym(finding.entity, finding.text))
+            cursor = finding.end
+        pieces.append(text[cursor:])
+        return "".join(pieces)
 
     def _pseudonym_uncached(self, entity: str, value: str) -> str:
         digest = hmac.new(self._key, value.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
@@ -268,18 +277,18 @@ class Scrubber:
         try:
             document = json.loads(data)
         except (UnicodeDecodeError, ValueError):
-            return self.scrub_bytes(data, "application/octet-stream")
+            return self._scrub_bytes(data, "application/octet-stream")
         scrubbed = self._scrub_json_value(document)
         return json.dumps(scrubbed, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
     def _scrub_json_value(self, value: Any, key: str | None = None) -> Any:
         if isinstance(value, dict):
-            return {self.scrub_text(str(k)): self._scrub_json_value(v, str(k)) for k, v in value.items()}
+            return {self._scrub_text(str(k)): self._scrub_json_value(v, str(k)) for k, v in value.items()}
         if isinstance(value, list):
             return [self._scrub_json_value(item, key) for item in value]
         if isinstance(value, str):
             secret_entity = _secret_key_entity(key, value) if key is not None else None
-            return self._pseudonym(secret_entity, value) if secret_entity else self.scrub_text(value)
+            return self._pseudonym(secret_entity, value) if secret_entity else self._scrub_text(value)
         if isinstance(value, (int, float)) and not isinstance(value, bool) and key and _PASSWORD_JSON_KEYS.search(key):
             return self._pseudonym("PASSWORD", str(value))  # {"pin_password": 123456} is still a password
         return value

@@ -184,7 +184,7 @@ _STOPWORDS = frozenset("a an and are as at be by for from has have in is it its 
 _DATE_PREFIX = re.compile(r"\d{4}[\-/.]\d{1,2}[\-/.]\d{1,2}|\d{1,2}[\-/.]\d{1,2}[\-/.]\d{4}")
 _IPV6_HINT = re.compile(r"::|(?:[0-9a-fA-F]{1,4}:){3}")
 _IPV4_LIKE = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
-_PHONE_CANDIDATE = re.compile(r"(?<![\w.+\-])\+?\(?\d[\d \-.()]{5,20}\d(?!\w)")  # not inside a word or digest
+_PHONE_CANDIDATE = re.compile(r"(?<![\w.+\-])\+?\(?\d[\d \-.()]{5,40}\d(?!\w)")  # not inside a word or digest
 PREFILTER_PATTERNS: dict[str, re.Pattern[str]] = {
     "EMAIL_ADDRESS": re.compile(r"@\w"),
     "CREDIT_CARD": re.compile(r"\d(?:[ \-]?\d){12,18}"),
@@ -358,45 +358,57 @@ def _phone_recognizer() -> Any:
     Stock Presidio runs phonenumbers' matcher over the whole text once per region (eight of
     them), which costs about a millisecond per line. Here each candidate is parsed once when
     it is international (``+…``) and once per region otherwise; a candidate that holds more
-    digits than one number falls back to the stock matcher.
+    digits than one number (and is no card number) goes to the stock matcher. Results are
+    cached per candidate.
     """
     from presidio_analyzer import RecognizerResult
     from presidio_analyzer.predefined_recognizers import PhoneRecognizer
 
     class CandidatePhoneRecognizer(PhoneRecognizer):
         def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list:
-            results = []
-            for match in _PHONE_CANDIDATE.finditer(text):
-                candidate, offset = match.group(), match.start()
-                if not phone_shaped(candidate):
-                    continue
-                if digit_count(candidate) > 15:  # several numbers in a row
-                    results += [_shift_result(r, offset) for r in super().analyze(candidate, entities, None)]
-                    continue
-                region = _valid_phone_region(candidate, tuple(self.supported_regions))
-                if region:
-                    results.append(self._result(offset, match.end(), region))
-            return results
+            regions = tuple(self.supported_regions)
+            return [
+                self._result(match.start() + start, match.start() + end, region)
+                for match in _PHONE_CANDIDATE.finditer(text)
+                if phone_shaped(match.group())
+                for start, end, region in _phone_spans(match.group(), regions, self.leniency)
+            ]
 
         def _result(self, start: int, end: int, region: str) -> RecognizerResult:
             metadata = {RecognizerResult.RECOGNIZER_NAME_KEY: self.name, RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id}
             explanation = self._get_analysis_explanation(region)
             return RecognizerResult(self.supported_entities[0], start, end, self.SCORE, explanation, metadata)
 
-    def _shift_result(result: RecognizerResult, offset: int) -> RecognizerResult:
-        result.start += offset
-        result.end += offset
-        return result
-
     context = ["phone", "tel", "telephone", "mobile", "cell", "call", "fax", "reach", "contact", "number", "sms"]
     return CandidatePhoneRecognizer(context=context, name="PhoneRecognizer")
 
 
+def _is_card_number(text: str) -> bool:
+    """13 to 19 digits passing the Luhn check (what Presidio's credit card recognizer validates)."""
+    digits = [int(c) for c in text if c.isdigit()]
+    if not 13 <= len(digits) <= 19:
+        return False
+    total = sum(d if i % 2 == 0 else (d * 2 - 9 if d > 4 else d * 2) for i, d in enumerate(reversed(digits)))
+    return total % 10 == 0
+
+
 @functools.lru_cache(maxsize=16384)  # the same customers' numbers recur across runs
-def _valid_phone_region(candidate: str, regions: tuple[str, ...]) -> str | None:
-    """The region where ``candidate`` is a valid number (international form: parsed once), else None."""
+def _phone_spans(candidate: str, regions: tuple[str, ...], leniency: int) -> tuple[tuple[int, int, str], ...]:
+    """(start, end, region) of the valid numbers in ``candidate``, one phone-shaped run of digits."""
     import phonenumbers
 
+    if digit_count(candidate) <= 15:
+        region = _valid_phone_region(phonenumbers, candidate, regions)
+        return ((0, len(candidate), region),) if region else ()
+    if _is_card_number(candidate):
+        return ()
+    # Several numbers in a row: let phonenumbers' matcher (what stock Presidio runs) split them.
+    spans = {(m.start, m.end): region for region in regions for m in phonenumbers.PhoneNumberMatcher(candidate, region, leniency=leniency)}
+    return tuple((start, end, region) for (start, end), region in sorted(spans.items()))
+
+
+def _valid_phone_region(phonenumbers: Any, candidate: str, regions: tuple[str, ...]) -> str | None:
+    """The region where ``candidate`` is a valid number (international form: parsed once), else None."""
     for region in (None,) if candidate.startswith("+") else regions:
         try:
             number = phonenumbers.parse(candidate, region)
