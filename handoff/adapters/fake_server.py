@@ -4,8 +4,9 @@
         client = openai.OpenAI(base_url=server.openai_url, api_key="test")
         client.chat.completions.create(model="fake-1", messages=[{"role": "user", "content": "hi"}])
 
-It answers ``POST /v1/chat/completions`` (also streamed, with ``stream_options.include_usage``)
-and ``POST /v1/messages`` (also streamed). ``reply(api, request)`` decides the answer: a string becomes the
+It answers ``POST /v1/chat/completions`` (also streamed, with ``stream_options.include_usage``),
+``POST /v1/responses`` and ``POST /v1/messages`` (also streamed); ``api`` is ``"openai"``,
+``"responses"`` or ``"anthropic"``. ``reply(api, request)`` decides the answer: a string becomes the
 assistant's text, a dict is sent as the whole response body (with HTTP status ``_status``
 if it has that key, default 200). The default echoes the last user message. Usage is deterministic: input tokens = request bytes // 4, output tokens = words.
 Every request is kept in :attr:`FakeModelServer.requests` as ``(path, headers, body)`` and
@@ -25,7 +26,10 @@ Reply = Callable[[str, dict], "str | dict"]
 
 def echo(api: str, request: dict) -> str:
     """The default reply: ``echo: <the last user message>``."""
-    messages = [m for m in request.get("messages", []) if m.get("role") == "user"]
+    items = request.get("messages") or request.get("input") or []
+    if isinstance(items, str):
+        return f"echo: {items}"
+    messages = [m for m in items if m.get("role") == "user"]
     content = messages[-1].get("content", "") if messages else ""
     if isinstance(content, list):
         content = " ".join(part.get("text", "") for part in content if isinstance(part, dict))
@@ -61,6 +65,19 @@ def anthropic_message(request: dict, text: str, body: bytes) -> dict:
         "stop_reason": "end_turn",
         "stop_sequence": None,
         "usage": {"input_tokens": prompt, "output_tokens": completion},
+    }
+
+
+def response_object(request: dict, text: str, body: bytes) -> dict:
+    """An OpenAI Responses API ``response`` object answering ``request`` with ``text``."""
+    prompt, completion = _usage(body, text)
+    message = {"type": "message", "id": "msg_fake", "status": "completed", "role": "assistant",
+               "content": [{"type": "output_text", "text": text, "annotations": []}]}
+    return {
+        "id": "resp_fake", "object": "response", "created_at": 1764400000, "model": request.get("model", "fake"),
+        "status": "completed", "output": [message], "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
+        "usage": {"input_tokens": prompt, "output_tokens": completion, "total_tokens": prompt + completion,
+                  "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}},
     }
 
 
@@ -106,7 +123,7 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self.server.owner.requests.append((self.path, dict(self.headers.items()), body))
         request = json.loads(body or b"{}")
-        api = "anthropic" if self.path.endswith("/messages") else "openai"
+        api = "anthropic" if self.path.endswith("/messages") else "responses" if self.path.endswith("/responses") else "openai"
         answer = self.server.owner.reply(api, request)
         if isinstance(answer, dict):
             answer = dict(answer)
@@ -115,6 +132,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_events(_anthropic_events(request, answer, body))
         if api == "anthropic":
             return self._send_json(anthropic_message(request, answer, body))
+        if api == "responses":
+            return self._send_json(response_object(request, answer, body))
         if request.get("stream"):
             return self._send_sse(_chunks(request, answer, body))
         return self._send_json(chat_completion(request, answer, body))

@@ -143,7 +143,7 @@ class HandoffTracingProcessor(TracingProcessor):
             response = data.response
             sent, model = data.input, getattr(response, "model", None)
             answer = _dump(getattr(response, "output", None)) if response is not None else None
-            usage = _dump(getattr(response, "usage", None)) or {}
+            usage = data.usage or _dump(getattr(response, "usage", None)) or {}
         return ForeignCall(
             to=agent, from_=state.handed_from.pop(agent, None), kind="agent", parent=state.last,
             input=render_value(_dump(sent) if sent is not None else []),
