@@ -272,6 +272,17 @@ class Spool:
         name = f"{socket.gethostname()}-{os.getpid()}.json"
         _write_atomic(self.status_dir / name, json.dumps(status, sort_keys=True).encode())
 
+    def prune_statuses(self, max_age_s: float = 86400.0) -> int:
+        """Remove status files of processes on this host that exited more than ``max_age_s`` ago; return how many."""
+        removed = 0
+        host = socket.gethostname()
+        for status in self.read_statuses():
+            stale = time.time() - float(status.get("updated", 0)) > max_age_s
+            if status.get("host") == host and status.get("alive") is False and stale:
+                (self.status_dir / f"{host}-{status['pid']}.json").unlink(missing_ok=True)
+                removed += 1
+        return removed
+
     def read_statuses(self) -> list[dict[str, Any]]:
         """Return every process's last status, each with ``alive`` set for processes on this host."""
         found = []

@@ -312,6 +312,7 @@ class BatchStoreWriter:
         exporter = self._get_exporter()
         try:
             self.spool.clean_temp()
+            self.spool.prune_statuses()
             deliver(self.spool, exporter.write, self._delivered)
         except Exception as exc:  # noqa: BLE001
             self._write_failed(exc)

@@ -48,3 +48,35 @@ def test_four_processes_writing_at_once_store_every_row_exactly_once(s3_url, spo
     assert [(int(written), int(dropped)) for _run, written, dropped in outputs] == [(HANDOFFS + 2, 0)] * PROCESSES
     assert totals == [{"n": 4000, "distinct_keys": 4000, "runs": 4}]
     assert (report.ok, report.handoffs, report.refs) == (True, 4000, 8000)
+
+
+def test_a_forked_child_writes_under_its_own_name_and_loses_nothing_of_the_parents(tmp_path, spool_dir):
+    """After fork, parent and child both keep recording into one store without overwriting each other's files."""
+    import handoff
+    from handoff.config import reset_settings
+
+    reset_settings()
+    store_url = str(tmp_path / "store")
+    handoff.configure(store=store_url, scrub=False)
+
+    def record(name: str) -> None:
+        with handoff.run(name):
+            with handoff.record("price", from_="compress") as h:
+                h.input(f"{name} brief")
+        assert handoff.flush(30)
+
+    try:
+        record("before-fork")
+        pid = os.fork()
+        if pid == 0:
+            try:
+                record("child")
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+        record("parent-after-fork")
+        names = query(connect(open_store(store_url)), "SELECT name FROM runs ORDER BY name")
+    finally:
+        handoff.shutdown(10)
+        reset_settings()
+    assert [row["name"] for row in names] == ["before-fork", "child", "parent-after-fork"]

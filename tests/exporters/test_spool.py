@@ -224,3 +224,17 @@ def test_handoff_status_shows_counters_of_other_processes_and_the_spool(tmp_path
         0, 1, {"enqueued": 5, "written": 0, "spooled": 5, "retried": 0, "dropped": 0, "export_failures": 1}
     )
     assert [(p["pid"], p["alive"]) for p in payload["processes"]] == [(os.getpid(), True)]
+
+
+def test_status_files_of_long_gone_processes_are_pruned(tmp_path):
+    """A status file of a process that exited over a day ago is removed; a recent one stays for `handoff status`."""
+    import json
+    import socket
+    import time
+
+    spool = Spool("s3://bucket/p", root=tmp_path)
+    spool.write_status({"pid": os.getpid(), "host": socket.gethostname(), "updated": time.time()})
+    host = socket.gethostname()
+    for pid, age_s in ((999999998, 2 * 86400), (999999999, 60)):
+        (spool.status_dir / f"{host}-{pid}.json").write_text(json.dumps({"pid": pid, "host": host, "updated": time.time() - age_s}))
+    assert (spool.prune_statuses(), sorted(s["pid"] for s in spool.read_statuses())) == (1, sorted([os.getpid(), 999999999]))
