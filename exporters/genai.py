@@ -10,7 +10,7 @@ recorder (the writer then scrubs the content into the store and the digests into
 The span keeps its own trace and span id; no new span is made. Content is read from:
 
 - the GenAI semantic conventions: ``gen_ai.input.messages`` / ``gen_ai.output.messages``
-  attributes (the official OpenAI instrumentation, OpenLLMetry >= 0.47), or the same on a
+  attributes (the official OpenAI instrumentation, recent OpenLLMetry), or the same on a
   ``gen_ai.client.inference.operation.details`` span event, or the older
   ``gen_ai.content.prompt`` / ``gen_ai.content.completion`` events;
 - OpenLLMetry's indexed attributes ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*``;
