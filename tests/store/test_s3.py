@@ -139,3 +139,25 @@ def test_runs_show_reads_a_run_from_s3_end_to_end(s3_url, spool_dir):
         capture_output=True, text=True,
     )
     assert (shown.returncode, shown.stdout.count('"handoff_id"'), '"orchestrator.compress_v3"' in shown.stdout) == (0, 5, True)
+
+
+@pytest.mark.parametrize(
+    ("code", "status", "error"),
+    [
+        ("InvalidAccessKeyId", 403, StoreUnreachable),
+        ("SignatureDoesNotMatch", 403, StoreUnreachable),
+        ("SlowDown", 503, StoreUnreachable),
+        ("InternalError", 500, StoreUnreachable),
+        ("NoSuchKey", 404, StoreError),
+        ("InvalidArgument", 400, StoreError),
+    ],
+)
+def test_each_s3_error_code_maps_to_the_error_a_caller_can_act_on(code, status, error):
+    """Bad credentials, throttling and 5xx mean "retry later" (StoreUnreachable); the rest are StoreError."""
+    from botocore.exceptions import ClientError
+
+    from handoff.store.s3 import translate
+
+    raw = ClientError({"Error": {"Code": code, "Message": "m"}, "ResponseMetadata": {"HTTPStatusCode": status}}, "PutObject")
+    mapped = translate(raw, "s3://b/p/k")
+    assert (type(mapped), mapped.uri) == (error, "s3://b/p/k")
