@@ -22,7 +22,6 @@ inside ``@handoff.step`` gets that step as parent); a span outside any run gets 
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from typing import Any, Callable, Mapping
