@@ -204,8 +204,12 @@ def _norm_number(raw: str) -> str:
     return (whole.lstrip("0") or "0") + dot + fraction
 
 
-def _make(cls: str, value: str, text: str, start: int, end: int) -> Constraint:
-    return Constraint(cls, f"{cls}:{value}", text[start:end], start, end)
+# What a builder finds: (class, token, start, end) in the text it was given.
+_Found = tuple[str, str, int, int]
+
+
+def _make(cls: str, value: str, start: int, end: int) -> _Found:
+    return cls, f"{cls}:{value}", start, end
 
 
 def _money_value(raw: str, code: str, multiplier: int) -> str | None:
@@ -227,27 +231,27 @@ def _multiplier(m: re.Match[str]) -> int:
     return _MULTIPLIERS[word] if word else 1
 
 
-def _money_symbol(m: re.Match[str], text: str) -> list[Constraint]:
+def _money_symbol(m: re.Match[str], text: str) -> list[_Found]:
     start = m.start() - 2 if text[max(m.start() - 2, 0):m.start()] == "US" else m.start()
     value = _money_value(m["num"], _CURRENCY_SYMBOLS[m["sym"]], _multiplier(m))
-    return [_make("money", value, text, start, m.end())] if value else []
+    return [_make("money", value, start, m.end())] if value else []
 
 
-def _money_code(m: re.Match[str], text: str) -> list[Constraint]:
+def _money_code(m: re.Match[str], text: str) -> list[_Found]:
     if m.start() and text[m.start() - 1].isalnum():
         return []
     value = _money_value(m["num"], m["code"], _multiplier(m))
-    return [_make("money", value, text, m.start(), m.end())] if value else []
+    return [_make("money", value, m.start(), m.end())] if value else []
 
 
-def _money_suffix(m: re.Match[str], text: str) -> list[Constraint]:
+def _money_suffix(m: re.Match[str], text: str) -> list[_Found]:
     code = _CURRENCY_WORDS.get(m["code"].lower(), m["code"])
     value = _money_value(m["num"], code, _multiplier(m))
-    return [_make("money", value, text, m.start(), m.end())] if value else []
+    return [_make("money", value, m.start(), m.end())] if value else []
 
 
-def _percent(m: re.Match[str], text: str) -> list[Constraint]:
-    return [_make("percent", _norm_number(m["num"]), text, m.start(), m.end())]
+def _percent(m: re.Match[str], text: str) -> list[_Found]:
+    return [_make("percent", _norm_number(m["num"]), m.start(), m.end())]
 
 
 def _date_value(year: int | None, month: int, day: int | None) -> str | None:
@@ -261,21 +265,21 @@ def _date_value(year: int | None, month: int, day: int | None) -> str | None:
     return f"{year:04d}-{month:02d}" if day is None else f"{year:04d}-{month:02d}-{day:02d}"
 
 
-def _date_emit(m: re.Match[str], text: str, year: str | None, month: int, day: str | None) -> list[Constraint]:
+def _date_emit(m: re.Match[str], text: str, year: str | None, month: int, day: str | None) -> list[_Found]:
     value = _date_value(int(year) if year else None, month, int(day) if day else None)
-    return [_make("date", value, text, m.start(), m.end())] if value else []
+    return [_make("date", value, m.start(), m.end())] if value else []
 
 
-def _date_numeric(m: re.Match[str], text: str) -> list[Constraint]:
+def _date_numeric(m: re.Match[str], text: str) -> list[_Found]:
     return _date_emit(m, text, m["y"], int(m["m"]), m["d"])
 
 
-def _date_named(m: re.Match[str], text: str) -> list[Constraint]:
+def _date_named(m: re.Match[str], text: str) -> list[_Found]:
     month = _MONTHS.get(m["mon"][:3].lower())  # the pattern pairs letters loosely: "Man" is no month
     return _date_emit(m, text, m["y"] or m["y2"], month, m["d"]) if month else []
 
 
-def _time(m: re.Match[str], text: str) -> list[Constraint]:
+def _time(m: re.Match[str], text: str) -> list[_Found]:
     hour, minute, second = int(m["h"]), int(m["mi"] or 0), int(m["s"] or 0)
     half = (m["ap"] or m["ap2"] or "").lower()
     if (half and not 1 <= hour <= 12) or hour > 23:
@@ -283,7 +287,7 @@ def _time(m: re.Match[str], text: str) -> list[Constraint]:
     if half:
         hour = hour % 12 + (12 if half == "p" else 0)
     value = f"{hour:02d}:{minute:02d}" + (f":{second:02d}" if second else "") + _zone(m["tz"])
-    return [_make("time", value, text, m.start(), m.end())]
+    return [_make("time", value, m.start(), m.end())]
 
 
 def _zone(raw: str | None) -> str:
@@ -297,48 +301,48 @@ def _zone(raw: str | None) -> str:
     return "Z" if raw in ("UTC", "GMT", "Z") else raw
 
 
-def _clause_keyword(m: re.Match[str], text: str) -> list[Constraint]:
+def _clause_keyword(m: re.Match[str], text: str) -> list[_Found]:
     keyword = m["kw"].lower().rstrip(".")
     prefix = _CLAUSE_KINDS.get(keyword.rstrip("s"), "")
     if not prefix and not m["ref"][0].isdigit():
         return []  # "Section IV" is only found near digits: leave it out rather than find it by chance
-    found = [_make("clause", prefix + m["ref"].lower(), text, m.start(), m.end())]
+    found = [_make("clause", prefix + m["ref"].lower(), m.start(), m.end())]
     if keyword.endswith("s") or keyword in ("§§", "¶¶"):
         found += _clause_list(text, m.end(), prefix)
     return found
 
 
-def _clause_list(text: str, pos: int, prefix: str) -> list[Constraint]:
+def _clause_list(text: str, pos: int, prefix: str) -> list[_Found]:
     """Further references after a plural keyword: ``sections 4.1, 4.2 and 4.3``."""
     found = []
     while more := _CLAUSE_MORE.match(text, pos):
-        found.append(_make("clause", prefix + more["ref"].lower(), text, more.start("ref"), more.end()))
+        found.append(_make("clause", prefix + more["ref"].lower(), more.start("ref"), more.end()))
         pos = more.end()
     return found
 
 
-def _clause_bare(m: re.Match[str], text: str) -> list[Constraint]:
-    return [_make("clause", m.group().lower(), text, m.start(), m.end())]
+def _clause_bare(m: re.Match[str], text: str) -> list[_Found]:
+    return [_make("clause", m.group().lower(), m.start(), m.end())]
 
 
-def _unit(m: re.Match[str], text: str) -> list[Constraint]:
+def _unit(m: re.Match[str], text: str) -> list[_Found]:
     value = _norm_number(m["num"])
     singular, plural = _UNIT_FORMS[m["unit"]]
-    return [_make("unit", f"{value} {singular if value == '1' else plural}", text, m.start(), m.end())]
+    return [_make("unit", f"{value} {singular if value == '1' else plural}", m.start(), m.end())]
 
 
-def _id_hex(m: re.Match[str], text: str) -> list[Constraint]:
+def _id_hex(m: re.Match[str], text: str) -> list[_Found]:
     raw = m.group()
     if "-" not in raw and (raw.isdigit() or raw.isalpha()):
         return []
-    return [_make("id", raw.lower(), text, m.start(), m.end())]
+    return [_make("id", raw.lower(), m.start(), m.end())]
 
 
-def _id_plain(m: re.Match[str], text: str) -> list[Constraint]:
-    return [_make("id", m.group(), text, m.start(), m.end())] if len(m.group()) > 1 else []
+def _id_plain(m: re.Match[str], text: str) -> list[_Found]:
+    return [_make("id", m.group(), m.start(), m.end())] if len(m.group()) > 1 else []
 
 
-def _quantity(m: re.Match[str], text: str) -> list[Constraint]:
+def _quantity(m: re.Match[str], text: str) -> list[_Found]:
     """A number, alone or as a percentage or a count of some unit."""
     if m["pct"]:
         return _percent(m, text)
@@ -347,7 +351,7 @@ def _quantity(m: re.Match[str], text: str) -> list[Constraint]:
     start, end = m.start(), m.end()
     if text[end:end + 1].isalnum() or text[end:end + 1] == "_" or _is_list_marker(text, start, end):
         return []
-    return [_make("number", _norm_number(m["num"]), text, start, end)]
+    return [_make("number", _norm_number(m["num"]), start, end)]
 
 
 def _is_list_marker(text: str, start: int, end: int) -> bool:
@@ -360,7 +364,7 @@ def _is_list_marker(text: str, start: int, end: int) -> bool:
 
 _CLAUSE_MORE = re.compile(rf"\s*(?:,|and|or|to|through|&|–|-)\s*(?P<ref>{_CLAUSE_REF})")
 
-_Builder = Callable[[re.Match[str], str], list[Constraint]]
+_Builder = Callable[[re.Match[str], str], list[_Found]]
 
 
 @dataclass(frozen=True)
@@ -455,8 +459,8 @@ def _windows(source: str, gate: _Gate) -> list[tuple[int, int]]:
     """Merged ``(start, end)`` spans of ``source`` within reach of the gate's literals."""
     nexts = {lit: source.find(lit) for lit in gate.literals}
     spans: list[tuple[int, int]] = []
-    pos = 0
-    while True:
+    pos = covered = 0
+    while pos < _DENSE_AFTER or covered < pos // 2:
         for lit, at in nexts.items():
             if -1 < at < pos:
                 nexts[lit] = source.find(lit, pos)
@@ -466,10 +470,13 @@ def _windows(source: str, gate: _Gate) -> list[tuple[int, int]]:
         run_end = _RUN.match(source, hit).end()  # a whole number counts as one hit
         start, end = _widen(source, hit - gate.before, run_end + gate.after)
         if spans and start <= spans[-1][1]:
+            covered += max(end, spans[-1][1]) - spans[-1][1]
             spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
         else:
+            covered += end - start
             spans.append((start, end))
         pos = max(run_end, spans[-1][1] - gate.after)  # later hits before this keep their reach
+    return [(0, len(source))]  # dense: scanning everything is cheaper than finding windows
 
 
 def _widen(text: str, start: int, end: int) -> tuple[int, int]:
@@ -484,6 +491,7 @@ def _widen(text: str, start: int, end: int) -> tuple[int, int]:
 
 _RUN = re.compile(r".[\d,.:/-]*", re.DOTALL)
 _WIDEN_MAX = 256  # a "word" longer than this may be cut at a window's edge
+_DENSE_AFTER = 8192  # once this far in, windows covering half the text so far mean: scan it all
 
 
 class _View:
@@ -519,18 +527,18 @@ def _atoms(text: str, low: str) -> tuple[list[Constraint], bytearray]:
         for m in pattern.finditer(view.text):
             shift = view.shift(m.start())
             if taken.find(1, m.start() + shift, m.end() + shift) == -1:
-                found += _claim(build(m, view.text), shift, taken)
+                found += _claim(build(m, view.text), shift, taken, text)
     found.sort(key=lambda c: c.start)
     return found, taken
 
 
-def _claim(built: list[Constraint], shift: int, taken: bytearray) -> Iterator[Constraint]:
-    """Move built constraints to text offsets and mark their spans taken, skipping any that overlap."""
-    for c in built:
-        start, end = c.start + shift, c.end + shift
+def _claim(built: list[_Found], shift: int, taken: bytearray, text: str) -> Iterator[Constraint]:
+    """Constraints at their text offsets, marking their spans taken; any that overlap one already taken are dropped."""
+    for cls, token, start, end in built:
+        start, end = start + shift, end + shift
         if taken.find(1, start, end) == -1:
             taken[start:end] = b"\x01" * (end - start)
-            yield Constraint(c.cls, c.token, c.text, start, end)
+            yield Constraint(cls, token, text[start:end], start, end)
 
 
 def _atom_word(atom: Constraint) -> str:
@@ -625,7 +633,7 @@ def _phrases(text: str, low: str, atoms: list[Constraint], taken: bytearray) -> 
             yield Constraint(cls, f"{cls}:{head} {' '.join(words)}", text[start:end], start, end)
 
 
-def find_constraints(text: str) -> list[Constraint]:
+def find_constraints(text: str) -> list[_Found]:
     """Every constraint in ``text``, in text order (by start, then end).
 
     Atomic constraints never overlap one another; negation and qualifier phrases may contain
