@@ -49,6 +49,7 @@ _PATTERN_PII = frozenset(PII_ENTITIES + NER_ENTITIES)
 
 _LINE_CACHE_SIZE = 65536
 _MAX_CACHED_LINE = 4096
+_LINE_CACHE_CHARS = 16_000_000  # about 32 MB of cached lines at most
 _BATCH_CHARS = 2000
 _PEM_BLOCK = re.compile(
     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
@@ -237,7 +238,7 @@ class Scrubber:
             for finding in self._analyze_segment(text, wanted):
                 index = bisect.bisect_right(starts, finding.start) - 1
                 if finding.end <= starts[index] + len(batch[index]):  # a match across lines is not a finding
-                    per_line[index].append(finding._replace(start=finding.start - starts[index], end=finding.end - starts[index]))
+                    per_line[index] += _shifted((finding,), -starts[index])
             found.update((line, tuple(_without_overlaps(line_findings))) for line, line_findings in zip(batch, per_line))
         return found
 
@@ -306,13 +307,16 @@ def _failures_as_scrub_error() -> Iterator[None]:
 
 
 class _LineCache:
-    """A bounded map from line to its findings; the oldest entry goes first when full.
+    """A bounded map from line to its findings; the oldest entries go first when it is full
+    (by entry count or by total characters held).
 
     Reads take no lock (a dict lookup is atomic); writers serialize so eviction stays consistent.
     """
 
-    def __init__(self, max_entries: int) -> None:
+    def __init__(self, max_entries: int, max_chars: int = _LINE_CACHE_CHARS) -> None:
         self._max_entries = max_entries
+        self._max_chars = max_chars
+        self._chars = 0
         self._entries: dict[str, tuple[Finding, ...]] = {}
         self._lock = threading.Lock()
 
@@ -323,9 +327,14 @@ class _LineCache:
         if len(line) > _MAX_CACHED_LINE:
             return
         with self._lock:
-            if len(self._entries) >= self._max_entries:
-                del self._entries[next(iter(self._entries))]
+            if line in self._entries:
+                return
+            while self._entries and (len(self._entries) >= self._max_entries or self._chars + len(line) > self._max_chars):
+                oldest = next(iter(self._entries))
+                del self._entries[oldest]
+                self._chars -= len(oldest)
             self._entries[line] = findings
+            self._chars += len(line)
 
 
 def _batches(lines: list[str]) -> Iterator[list[str]]:
@@ -358,8 +367,8 @@ def _regions(text: str, find_key_blocks: bool) -> list[tuple[int, int, bool]]:
     return regions + [(cursor, len(text), False)]
 
 
-def _shifted(findings: tuple[Finding, ...], offset: int) -> list[Finding]:
-    return [f._replace(start=f.start + offset, end=f.end + offset) for f in findings]
+def _shifted(findings: Iterable[Finding], offset: int) -> list[Finding]:
+    return [Finding(f.entity, f.start + offset, f.end + offset, f.score, f.recognizer, f.text) for f in findings]
 
 
 def _without_overlaps(findings: list[Finding]) -> list[Finding]:
