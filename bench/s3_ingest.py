@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import socket
 import subprocess
 import sys
@@ -144,6 +145,7 @@ def measure(n: int = 2000) -> dict:
                 os.environ[name] = value
         server.terminate()
         server.wait(10)
+        shutil.rmtree(spool, ignore_errors=True)
     return {
         "n": n,
         "payload_bytes_per_side": PAYLOAD_BYTES,
