@@ -279,8 +279,14 @@ class Scrubber:
             document = json.loads(data)
         except (UnicodeDecodeError, ValueError):
             return self._scrub_bytes(data, "application/octet-stream")
+        self._prime(_json_strings(document))
         scrubbed = self._scrub_json_value(document)
         return json.dumps(scrubbed, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+    def _prime(self, texts: Iterable[str]) -> None:
+        """Analyze the new lines of many short texts in one batch, so scrubbing each then hits the cache."""
+        lines = (line for text in texts if "-----BEGIN" not in text for line in text.split("\n"))
+        self._scan_lines([line for line in dict.fromkeys(lines) if len(line) <= _MAX_CACHED_LINE])
 
     def _scrub_json_value(self, value: Any, key: str | None = None) -> Any:
         if isinstance(value, dict):
@@ -293,6 +299,19 @@ class Scrubber:
         if isinstance(value, (int, float)) and not isinstance(value, bool) and key and _PASSWORD_JSON_KEYS.search(key):
             return self._pseudonym("PASSWORD", str(value))  # {"pin_password": 123456} is still a password
         return value
+
+
+def _json_strings(value: Any, key: str | None = None) -> Iterator[str]:
+    """Every key and string value in a JSON document, except values a secret key replaces whole."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield str(k)
+            yield from _json_strings(v, str(k))
+    elif isinstance(value, list):
+        for item in value:
+            yield from _json_strings(item, key)
+    elif isinstance(value, str) and not (key is not None and _secret_key_entity(key, value)):
+        yield value
 
 
 @contextlib.contextmanager

@@ -456,22 +456,33 @@ def _token_nlp_engine() -> Any:
 
     spaCy's blank English pipeline would give the same tokens, but adds every unseen token
     (each email, id, digest) to its vocabulary for the life of the process, and that costs
-    more than the recognizers on text that does not repeat.
+    more than the recognizers on text that does not repeat. Tokens are computed on first use:
+    only the context enhancer reads them, and only for results a context word can raise.
     """
     from presidio_analyzer.nlp_engine import NlpArtifacts, NoOpNlpEngine
+
+    class LazyTokenArtifacts(NlpArtifacts):
+        def __init__(self, text: str, nlp_engine: Any, language: str) -> None:  # no super(): nothing computed yet
+            self.entities, self.scores, self.nlp_engine, self.language = [], [], nlp_engine, language
+            self._text = text
+
+        @functools.cached_property
+        def _words(self) -> tuple[list[str], list[int]]:
+            matches = list(_WORD.finditer(self._text))
+            return [m.group() for m in matches], [m.start() for m in matches]
+
+        tokens = property(lambda self: self._words[0])
+        tokens_indices = property(lambda self: self._words[1])
+        lemmas = functools.cached_property(lambda self: [token.lower() for token in self.tokens])
+        keywords = functools.cached_property(
+            lambda self: [lemma for lemma in self.lemmas if lemma not in _STOPWORDS and (lemma[0].isalnum() or lemma[0] == "_")]
+        )
 
     class TokenNlpEngine(NoOpNlpEngine):
         engine_name = "handoff_tokens"
 
         def process_text(self, text: str, language: str) -> NlpArtifacts:
-            matches = list(_WORD.finditer(text))
-            tokens = [m.group() for m in matches]
-            indices = [m.start() for m in matches]
-            lemmas = [token.lower() for token in tokens]
-            artifacts = NlpArtifacts([], tokens, indices, lemmas, None, language, [])  # None: skip per-token keyword calls
-            artifacts.nlp_engine = self
-            artifacts.keywords = [lemma for lemma in lemmas if lemma not in _STOPWORDS and (lemma[0].isalnum() or lemma[0] == "_")]
-            return artifacts
+            return LazyTokenArtifacts(text, self, language)
 
         def is_stopword(self, word: str, language: str) -> bool:
             return word.lower() in _STOPWORDS
