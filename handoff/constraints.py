@@ -126,6 +126,7 @@ _UNIT_ALT = "|".join(sorted((re.escape(u) for u in _UNIT_FORMS), key=len, revers
 _STOP_WORDS = frozenset(
     "and or but nor so then than that which who whom whose when where while because since as if "
     "of in on at for to from with by into onto over under about against between through during "
+    "across among around via throughout upon toward towards along despite versus vs "
     "not no never without unless except per before after until within including excluding based "
     "only also it its this these those there".split()
 )
@@ -178,12 +179,11 @@ def _trie_node(node: dict) -> str:
 
 
 _PHRASE_BODY = f"({_trie_pattern([*_QUALIFIERS, *_NEGATION_WORDS])})(?![a-z0-9])"
-# Triggers are matched in lower-cased text, after the character before them: a space (by far
-# the most common, and a literal `re` finds fastest), a line break, or punctuation.
-_PHRASES_AFTER = (
-    re.compile(" " + _PHRASE_BODY), re.compile("\n" + _PHRASE_BODY),
-    re.compile(r"[\t(\[{\"'“‘*_/>—–-]" + _PHRASE_BODY),
-)
+# Triggers are matched in lower-cased text after a space: punctuation that can open a word
+# (``(no``, ``**never``, a line break) is first turned into spaces, so one pattern with a
+# literal first character, which `re` finds fastest, sees them all.
+_PHRASE_AFTER_SPACE = re.compile(" " + _PHRASE_BODY)
+_OPENERS = "\t\n\r([{\"“‘*_/>—–-"
 _PHRASE_AT_START = re.compile(_PHRASE_BODY)
 _GAP_PATTERN = r"[*_]*(?:[ \t]+|[ \t]*\n[ \t]*(?=[a-z*_]))[*_]*"  # markdown emphasis is not a word
 _WORD_PATTERN = r"[A-Za-z0-9][\w'’-]*"
@@ -611,9 +611,10 @@ def _head(m: re.Match[str]) -> tuple[str, str]:
 
 def _triggers(low: str) -> list[re.Match[str]]:
     """Every negation or qualifier trigger in ``low``, in text order."""
-    found = [m for pattern in _PHRASES_AFTER for m in pattern.finditer(low)]
+    for opener in _OPENERS:
+        low = low.replace(opener, " ")
     first = _PHRASE_AT_START.match(low)
-    found.sort(key=lambda m: m.start())
+    found = list(_PHRASE_AFTER_SPACE.finditer(low))
     return [first, *found] if first else found
 
 

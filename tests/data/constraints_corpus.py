@@ -681,6 +681,44 @@ CASES += [
     ),
 ]
 
+CASES += [
+    _case(
+        "random-seed-dropped",
+        "Model run used seed 42 and batch size 16.",
+        "Model run used batch size 16.",
+        number=["number:42"],
+    ),
+    _case(
+        "paragraph-count-dropped",
+        "The validator checked 19 paragraphs of method notes and found 0 errors.",
+        "The validator checked the method notes and found 0 errors.",
+        number=["number:19"],
+    ),
+    _case(
+        "region-count-dropped",
+        "Rate limit is 600 per minute across 4 regions.",
+        "Rate limit is 600 per minute.",
+        number=["number:4"],
+    ),
+    _case(
+        "settlement-deadline-dropped",
+        "Settlement file arrives at 06:45 UTC and is processed by 07:30 UTC.",
+        "Settlement file arrives at 06:45 UTC.",
+        time=["time:07:30Z"],
+    ),
+    _case(
+        "quiet-hours-dropped",
+        "Quiet hours run from 10 pm to 6 am local time.",
+        "Quiet hours run overnight.",
+        time=["time:22:00", "time:06:00"],
+    ),
+    _case(
+        "standup-time-reformatted",
+        "Standup at 9:30 am ET.",
+        "Standup at 09:30 ET.",
+    ),
+]
+
 PARAPHRASES: list[dict] = [
     _paraphrase(
         "payment-terms-paraphrased",
