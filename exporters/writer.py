@@ -69,6 +69,13 @@ def warn_once(message: str, *args: object) -> None:
     _once_log.warning(message, *args)
 
 
+def forget_warnings() -> None:
+    """Let every once-only warning be logged again (tests that assert on a warning call this first)."""
+    for log_filter in _once_log.filters:
+        if isinstance(log_filter, _OnceFilter):
+            log_filter._seen.clear()
+
+
 class Counters:
     """What the writer did since the process started; read with :meth:`snapshot`."""
 
@@ -179,7 +186,7 @@ class BatchStoreWriter:
 
     def _drop(self, count: int, why: str) -> None:
         self.counters.add("dropped", count)
-        warn_once("handoff: dropping records because %s (see `handoff status`)", why)
+        warn_once(f"handoff: dropping records because {why} (see `handoff status`)")
 
     # -- worker --------------------------------------------------------------------------
 

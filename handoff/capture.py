@@ -77,6 +77,13 @@ class Handle:
     Its methods never raise into the application; misuse logs a warning and is ignored.
     """
 
+    __slots__ = (
+        "_recorder", "_spec", "_run", "_owns_run", "_explicit_parent", "_enclosing", "seq", "handoff_id",
+        "ts_ns", "_t0", "_config", "_input", "_input_type", "_input_sha", "_output", "_output_type",
+        "_output_sha", "_input_tokens", "_output_tokens", "_parent_id", "_fan_in", "_from", "_attempt",
+        "_retry_of", "status", "_error", "_finished", "_tokens", "_span",
+    )
+
     def __init__(self, recorder: Recorder, spec: StepSpec, run: RunState, owns_run: bool, parent: Any) -> None:
         self._recorder = recorder
         self._spec = spec
@@ -212,7 +219,7 @@ class Handle:
         if self._enclosing is not None:
             return self._enclosing.handoff_id, []
         # A run joined from another process (handoff.extract) names the remote caller.
-        return getattr(self._run, "remote_parent", None), []
+        return self._run.remote_parent, []
 
     def _set_output(self, rendered: Rendered) -> None:
         self._output, self._output_type = rendered

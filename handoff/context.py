@@ -32,6 +32,8 @@ class RunState:
         self.attributes = attributes
         self.start_ns = start_ns
         self.status = "ok"
+        #: The handoff in another process that this process's work continues (``handoff.extract``).
+        self.remote_parent: str | None = None
         self._prefix = process_tag() if joined else ""
         self._seq = itertools.count(1)
         self._lock = threading.Lock()

@@ -85,11 +85,27 @@ def connect(store: ObjectStore | str | None = None) -> duckdb.DuckDBPyConnection
         store = open_store(store)
     con = duckdb.connect(":memory:")
     con.execute("SET TimeZone = 'UTC'")
+    # DuckDB draws its progress bar on stdout for long queries, even when piped: it would corrupt --json.
+    con.execute("SET enable_progress_bar = false")
     try:
         create_views(con, store)
     except duckdb.Error as exc:
         raise translate(exc) from exc
+    _stores[id(con)] = store
+    while len(_stores) > 64:
+        _stores.pop(next(iter(_stores)))
     return con
+
+
+# Which store each open connection reads, so a query that lost a race with compaction or
+# retention (a listed file deleted before it was read) can rebuild its views and run again.
+_stores: dict[int, ObjectStore] = {}
+_VANISHED_RETRIES = 3
+
+
+def _vanished(exc: Exception) -> bool:
+    lowered = str(exc).lower()
+    return any(text in lowered for text in ("no such file", "no files found", "cannot open file", "could not open file", "path does not exist"))
 
 
 _FILE_IN_MESSAGE = re.compile(r"""(?:file|File)\s+["']?([^"'\s]+\.parquet)""")
@@ -99,6 +115,8 @@ def translate(exc: Exception) -> Exception:
     """Map a DuckDB error to the handoff error a user can act on."""
     message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     lowered = message.lower()
+    if _vanished(exc):
+        return QueryError(f"a store file disappeared while it was read (compaction or retention running?): {message}")
     if "parquet" in lowered and any(word in lowered for word in ("magic", "corrupt", "invalid", "too small", "footer", "no magic")):
         match = _FILE_IN_MESSAGE.search(message)
         uri = match.group(1) if match else None
@@ -107,10 +125,19 @@ def translate(exc: Exception) -> Exception:
 
 
 def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
-    """Run ``sql`` and return rows as dicts; DuckDB errors become handoff errors."""
-    try:
-        cursor = con.execute(sql, params or [])
-        names = [column[0] for column in cursor.description]
-        return [dict(zip(names, row)) for row in cursor.fetchall()]
-    except duckdb.Error as exc:
-        raise translate(exc) from exc
+    """Run ``sql`` and return rows as dicts; DuckDB errors become handoff errors.
+
+    When a file listed by the views was deleted before it was read (compaction or retention
+    replaced it), the views are rebuilt over the current files and the query runs again.
+    """
+    for attempt in range(_VANISHED_RETRIES + 1):
+        try:
+            cursor = con.execute(sql, params or [])
+            names = [column[0] for column in cursor.description]
+            return [dict(zip(names, row)) for row in cursor.fetchall()]
+        except duckdb.Error as exc:
+            store = _stores.get(id(con))
+            if attempt == _VANISHED_RETRIES or store is None or not _vanished(exc):
+                raise translate(exc) from exc
+            create_views(con, store)
+    raise AssertionError("unreachable")

@@ -133,3 +133,26 @@ def fault_proxy(moto_endpoint: str):
 
     with FaultProxy(moto_endpoint) as proxy:
         yield proxy
+
+
+@pytest.fixture(autouse=True)
+def _fresh_recorder(tmp_path_factory, monkeypatch) -> Iterator[None]:
+    """Every test starts from default settings, no recorder and its own spool directory.
+
+    Settings are process-wide: without this, a test that configured ``scrub=False`` or a store
+    would leak that into the next test, and spooled batches could be replayed into another
+    test's store.
+    """
+    from handoff.config import reset_settings
+    from handoff.exporters.writer import forget_warnings
+    from handoff.recorder import replace_recorder
+
+    forget_warnings()
+    monkeypatch.setenv("HANDOFF_SPOOL_DIR", str(tmp_path_factory.mktemp("spool")))
+    for name in ("HANDOFF_STORE", "HANDOFF_SCRUB", "HANDOFF_SCRUB_KEY", "HANDOFF_DIGEST_KEY", "HANDOFF_ENABLED"):
+        monkeypatch.delenv(name, raising=False)
+    replace_recorder(None, timeout_s=10)
+    reset_settings()
+    yield
+    replace_recorder(None, timeout_s=10)
+    reset_settings()

@@ -49,11 +49,13 @@ def markdown_table(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str
 def print_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | None = None) -> None:
     """Print a table: rich on a terminal, plain aligned text when piped."""
     rows = [[fmt(cell) for cell in row] for row in rows]
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(soft_wrap=False, width=None if sys.stdout.isatty() else 200)
-    table = Table(title=title, box=None if not sys.stdout.isatty() else None, header_style="bold", pad_edge=False)
+    tty = sys.stdout.isatty()
+    console = Console(soft_wrap=False, width=None if tty else 200)
+    table = Table(title=title, box=box.SIMPLE_HEAD if tty else None, header_style="bold", pad_edge=False)
     for column in columns:
         table.add_column(column, overflow="fold")
     for row in rows:
