@@ -309,30 +309,35 @@ def _build_engine(spacy_model: str | None) -> Any:
 
 
 def _context_enhancer() -> Any:
-    """Presidio's lemma context enhancer, given only the results a context word can still raise.
+    """Presidio's lemma context enhancer, applied in place to the results a context word can raise.
 
-    The stock enhancer deep-copies every result first; results at the maximum score, or from
-    recognizers without context words (all the secret recognizers), cannot change.
+    The stock enhancer deep-copies every result first (the copy costs more than the lookup);
+    results are created fresh by each ``analyze`` call, so changing them in place is safe, and
+    results at the maximum score or from recognizers without context words cannot change.
     """
     from presidio_analyzer import EntityRecognizer, RecognizerResult
     from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer
 
-    class ChangeableOnlyEnhancer(LemmaContextAwareEnhancer):
+    class InPlaceLemmaContextEnhancer(LemmaContextAwareEnhancer):
         def enhance_using_context(self, text, raw_results, nlp_artifacts, recognizers, context=None):
-            with_context = {recognizer.id for recognizer in recognizers if recognizer.context}
-            key = RecognizerResult.RECOGNIZER_IDENTIFIER_KEY
+            by_id = {recognizer.id: recognizer for recognizer in recognizers if recognizer.context}
+            extra = [word.lower() for word in context or []]
+            for result in raw_results:
+                recognizer = by_id.get((result.recognition_metadata or {}).get(RecognizerResult.RECOGNIZER_IDENTIFIER_KEY))
+                if recognizer is not None and result.score < EntityRecognizer.MAX_SCORE:
+                    self._boost(text, result, nlp_artifacts, recognizer.context, extra)
+            return raw_results
 
-            def changeable(result: Any) -> bool:
-                metadata = result.recognition_metadata or {}
-                return result.score < EntityRecognizer.MAX_SCORE and metadata.get(key) in with_context
+        def _boost(self, text, result, nlp_artifacts, context_words, extra) -> None:
+            words = self._extract_surrounding_words(nlp_artifacts=nlp_artifacts, word=text[result.start : result.end], start=result.start)
+            supportive = self._find_supportive_word_in_context(words + extra, context_words, self.context_matching_mode)
+            if supportive:
+                boosted = max(result.score + self.context_similarity_factor, self.min_score_with_context_similarity)
+                result.score = min(boosted, EntityRecognizer.MAX_SCORE)
+                result.analysis_explanation.set_supportive_context_word(supportive)
+                result.analysis_explanation.set_improved_score(result.score)
 
-            fixed = [result for result in raw_results if not changeable(result)]
-            changing = [result for result in raw_results if changeable(result)]
-            if not changing:
-                return fixed
-            return fixed + super().enhance_using_context(text, changing, nlp_artifacts, recognizers, context)
-
-    return ChangeableOnlyEnhancer()
+    return InPlaceLemmaContextEnhancer()
 
 
 def _pii_recognizers() -> list:
