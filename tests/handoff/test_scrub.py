@@ -9,6 +9,7 @@ import os
 import pathlib
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from click.testing import CliRunner
@@ -185,6 +186,21 @@ def test_non_utf8_octet_stream_is_returned_as_is_and_text_bytes_survive(scrubber
     assert scrubber.scrub_bytes(binary, "application/octet-stream") == binary
     assert scrubber.scrub_bytes(b"\xff total $5.00", "text/plain; charset=utf-8") == b"\xff total $5.00"
     assert scrubber.scrub_bytes(b"li.chen@fabrikam.de", "application/octet-stream") == token("EMAIL_ADDRESS", "li.chen@fabrikam.de").encode()
+
+
+def test_unicode_and_crlf_text_keeps_every_other_character(scrubber):
+    """Only the finding changes: accents, emoji and Windows line endings around it are kept as they were."""
+    text = "Grüße von Jürgen 😀\r\nmail jürgen.müller@fabrikam.de\r\nStraße 5, 9.1%\r\n"
+    assert scrubber.scrub_text(text) == f"Grüße von Jürgen 😀\r\nmail {token('EMAIL_ADDRESS', 'jürgen.müller@fabrikam.de')}\r\nStraße 5, 9.1%\r\n"
+
+
+def test_one_scrubber_shared_by_threads_gives_the_same_output(scrubber):
+    """Scrubbing the corpus from four threads at once gives exactly the single-threaded result."""
+    texts = list(PAYLOADS.values()) * 4
+    fresh = Scrubber(KEY)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        parallel = list(pool.map(fresh.scrub_text, texts))
+    assert parallel == [scrubber.scrub_text(text) for text in texts]
 
 
 def test_entity_list_allow_list_and_custom_recognizers_are_configurable():
