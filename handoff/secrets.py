@@ -90,6 +90,7 @@ SECRET_SPECS: tuple[SecretSpec, ...] = (
         0.9,
     ),
     SecretSpec("AuthHeaderRecognizer", "AUTH_TOKEN", r"(?i:\bbearer\s+)(" + _TOKEN_CHARS + r"{16,}=*)", 0.85),
+    SecretSpec("AuthHeaderRecognizer", "AUTH_TOKEN", r"(?i:\b(?:set-)?cookie" + _ASSIGN + r")([^\r\n\"']{8,})", 0.85),
     SecretSpec(
         "AuthHeaderRecognizer",
         "AUTH_TOKEN",
@@ -217,7 +218,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
     "GITHUB_TOKEN": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     "SLACK_TOKEN": ("xox",),
     "JWT": ("eyj",),
-    "AUTH_TOKEN": ("authorization", "bearer", "api-key", "auth-token"),
+    "AUTH_TOKEN": ("authorization", "bearer", "api-key", "auth-token", "cookie"),
     "PASSWORD": ("pass", "pwd"),
     "SECRET": ("secret", "token", "key", "credential"),
 }
