@@ -271,7 +271,11 @@ def _date_emit(m: re.Match[str], text: str, year: str | None, month: int, day: s
 
 
 def _date_numeric(m: re.Match[str], text: str) -> list[_Found]:
-    return _date_emit(m, text, m["y"], int(m["m"]), m["d"])
+    if len(m["a"]) == 4 and len(m["c"]) <= 2:
+        return _date_emit(m, text, m["a"], int(m["b"]), m["c"])
+    if len(m["a"]) <= 2 and len(m["c"]) == 4:
+        return _date_emit(m, text, m["c"], int(m["a"]), m["b"])
+    return []
 
 
 def _date_named(m: re.Match[str], text: str) -> list[_Found]:
@@ -338,6 +342,16 @@ def _id_hex(m: re.Match[str], text: str) -> list[_Found]:
     return [_make("id", raw.lower(), m.start(), m.end())]
 
 
+def _id_hyphenated(m: re.Match[str], text: str) -> list[_Found]:
+    start = m.start()
+    while start and text[start - 1] in _ID_CHARS:
+        start -= 1
+    word = _HYPHENATED_ID.match(text, start)
+    if word is None or word.end() <= m.start():
+        return []
+    return [_make("id", word.group(), start, word.end())]
+
+
 def _id_plain(m: re.Match[str], text: str) -> list[_Found]:
     return [_make("id", m.group(), m.start(), m.end())] if len(m.group()) > 1 else []
 
@@ -362,6 +376,8 @@ def _is_list_marker(text: str, start: int, end: int) -> bool:
     return (line_start > 0 or start <= 16) and not text[line_start:start].strip(" \t#*-")
 
 
+_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+_HYPHENATED_ID = re.compile(r"(?<![\w-])(?=[a-z0-9-]*\d)[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])")
 _CLAUSE_MORE = re.compile(rf"\s*(?:,|and|or|to|through|&|–|-)\s*(?P<ref>{_CLAUSE_REF})")
 
 _Builder = Callable[[re.Match[str], str], list[_Found]]
@@ -410,12 +426,12 @@ _EXTRACTORS: tuple[tuple[re.Pattern[str], _Builder, _Gate | None], ...] = (
         r"-[0-9a-fA-F]{12}|[0-9a-fA-F]{6,})(?![\w-])"), _id_hex, _DIGITS),
     (re.compile(r"[A-Z](?<![\w-][A-Z])(?=[A-Za-z0-9-]*\d)[A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-])"),
      _id_plain, _DIGITS),
-    (re.compile(r"[a-z](?<![\w-][a-z])(?=[a-z0-9-]*\d)[a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])"), _id_plain, _DIGITS),
+    # us-east-1, gpt-4o: found from their hyphens, rarer than the letters they start with.
+    (re.compile(r"-(?<=[a-z0-9]-)[a-z0-9]"), _id_hyphenated, _DIGITS),
     (re.compile(r"[A-Za-z](?<![\w.][A-Za-z])(?:[A-Za-z0-9]*\.[A-Za-z])*[A-Za-z0-9]*_\w*(?:\.[A-Za-z_]\w*)*"),
      _id_plain, _UNDERSCORE),
-    (re.compile(r"(?P<y>\d(?<![\w.]\d)\d{3})(?P<sep>[-/])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})(?!\d)"),
-     _date_numeric, _DIGITS),
-    (re.compile(r"(?P<m>\d(?<![\w.]\d)\d?)(?P<sep>[-/])(?P<d>\d{1,2})(?P=sep)(?P<y>\d{4})(?!\d)"),
+    # 2026-03-11 and 2026/03/11, or 03/11/2026 read US style.
+    (re.compile(r"(?P<a>\d(?<![\w.]\d)\d{0,3})(?P<sep>[-/])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{1,4})(?!\d)"),
      _date_numeric, _DIGITS),
     (re.compile(rf"(?P<d>\d(?<![\w.]\d)\d?)(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH}){_DATE_NAMED_TAIL}(?P<y2>)"),
      _date_named, _DIGITS),
