@@ -21,7 +21,7 @@ Tokens change meaning only with :data:`CONSTRAINTS_VERSION`, which the writer st
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
@@ -570,9 +570,7 @@ def _object(text: str, pos: int, atoms_at: dict[int, Constraint], atom_starts: l
     articles ride along uncounted, an atomic constraint or the end of a sentence ends it.
     """
     run = _WORD_RUN.match(text, pos)
-    gap = _GAP.match(text, run.end()) if run else None
-    reach = gap.end() if gap else run.end() if run else pos
-    if run is None or "_" in run.group() or bisect_right(atom_starts, reach) != bisect_right(atom_starts, pos):
+    if run is None or "_" in run.group() or _atom_within(text, pos, run.end(), atom_starts):
         return _object_with_atoms(text, pos, atoms_at)
     words: list[str] = []
     counted = 0
@@ -587,6 +585,15 @@ def _object(text: str, pos: int, atoms_at: dict[int, Constraint], atom_starts: l
     while words and words[-1] in _UNCOUNTED:
         words.pop()
     return words, _WORD_RUNS[len(words) - 1].match(text, pos).end() if words else pos
+
+
+def _atom_within(text: str, start: int, end: int, atom_starts: list[int]) -> bool:
+    """Whether an atom starts inside ``text[start:end]`` or right after it, past a gap."""
+    i = bisect_left(atom_starts, start)
+    if i == len(atom_starts) or atom_starts[i] - end > _WIDEN_MAX:
+        return False
+    gap = _GAP.match(text, end)
+    return atom_starts[i] <= (gap.end() if gap else end)
 
 
 def _object_with_atoms(text: str, pos: int, atoms_at: dict[int, Constraint]) -> tuple[list[str], int]:
@@ -619,7 +626,7 @@ def _next_word(text: str, pos: int, atoms_at: dict[int, Constraint]) -> tuple[st
 
 def _head(m: re.Match[str]) -> tuple[str, str]:
     """The class and canonical trigger of a phrase match: ``"can't"`` -> ``("negation", "not")``."""
-    raw = " ".join(m[1].split())
+    raw = m[1] if m[1].isalpha() else " ".join(m[1].split())
     if raw in _QUALIFIERS:
         return "qualifier", _QUALIFIERS[raw]
     return "negation", _NEGATIONS.get(raw, "not")
