@@ -18,15 +18,7 @@ import pyarrow as pa
 from handoff.errors import CorruptFile, QueryError, StoreError
 from handoff.store import ObjectStore, open_store
 from handoff.store.layout import TABLES
-from handoff.store.tables import PRIMARY_KEYS, SCHEMAS
-
-#: How each view orders duplicates: the first row per primary key wins.
-_PREFERENCE = {
-    # A row rewritten by retention (tier digest) wins over its full copy: between the job's
-    # write and delete phases both exist, and a reader must never see the dropped content again.
-    "handoffs": "CASE tier WHEN 'full' THEN 1 ELSE 0 END, ts",
-    "runs": "recorded_ts DESC",
-}
+from handoff.store.tables import PRIMARY_KEYS, SCHEMAS, dedup_order
 
 
 def _empty(table: str) -> pa.Table:
@@ -68,7 +60,7 @@ def create_views(con: duckdb.DuckDBPyConnection, store: ObjectStore) -> None:
     for table in TABLES:
         source = _source_sql(con, store, table)
         keys = ", ".join(f'"{key}"' for key in PRIMARY_KEYS[table])
-        order = _PREFERENCE.get(table, keys)
+        order = dedup_order(table)
         con.execute(f"CREATE OR REPLACE VIEW raw_{table} AS SELECT * FROM {source}")
         con.execute(
             f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM raw_{table} "

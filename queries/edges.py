@@ -86,13 +86,13 @@ def handoffs_since_sql() -> str:
     before deduplicating, so a scan of the last day does not pay for the whole year. (Copies of
     one row share its day partition: they are the same handoff at the same ``ts``.)
     """
-    from handoff.queries.db import _PREFERENCE
+    from handoff.store.tables import dedup_order
     from handoff.store.tables import PRIMARY_KEYS
 
     keys = ", ".join(PRIMARY_KEYS["handoffs"])
     return (
         f"(SELECT * FROM raw_handoffs WHERE dt >= ? "
-        f"QUALIFY row_number() OVER (PARTITION BY {keys} ORDER BY {_PREFERENCE['handoffs']}) = 1)"
+        f"QUALIFY row_number() OVER (PARTITION BY {keys} ORDER BY {dedup_order('handoffs')}) = 1)"
     )
 
 

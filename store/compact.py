@@ -34,17 +34,10 @@ from ulid import ULID
 
 from handoff.store.base import ObjectInfo, ObjectStore
 from handoff.store.layout import TABLES, day_of_key, table_key, table_prefix
-from handoff.store.tables import PRIMARY_KEYS, SCHEMAS, encode_parquet, read_file
+from handoff.store.tables import PRIMARY_KEYS, SCHEMAS, dedup_order, encode_parquet, read_file
 
 #: Tables compaction merges (see the module docstring for why ``content`` is not one).
 COMPACTABLE = tuple(table for table in TABLES if table != "content")
-
-#: Which duplicate survives: the same preference as the query views (queries/db.py).
-_PREFERENCE = {
-    "handoffs": "CASE tier WHEN 'full' THEN 0 ELSE 1 END, ts",
-    "runs": "recorded_ts DESC",
-}
-
 
 @dataclass(frozen=True)
 class CompactResult:
@@ -74,7 +67,7 @@ def _merge(tables: list[pa.Table], table: str) -> pa.Table:
 
     merged = pa.concat_tables([t.select(SCHEMAS[table].names) for t in tables], promote_options="default")
     keys = ", ".join(f'"{key}"' for key in PRIMARY_KEYS[table])
-    order = _PREFERENCE.get(table, keys)
+    order = dedup_order(table)
     con = duckdb.connect(":memory:")
     con.register("merged", merged)
     result = con.sql(

@@ -153,6 +153,20 @@ PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: Which copy of a duplicated row wins (first in this order), for the query views and compaction.
+#: A row rewritten by retention (tier digest) wins over its full copy: between the job's write and
+#: delete phases both exist, and no reader may see the dropped content again.
+ROW_PREFERENCE: dict[str, str] = {
+    "handoffs": "CASE tier WHEN 'full' THEN 1 ELSE 0 END, ts",
+    "runs": "recorded_ts DESC",
+}
+
+
+def dedup_order(table: str) -> str:
+    """Return the ORDER BY that picks the surviving copy of a duplicated row of ``table``."""
+    return ROW_PREFERENCE.get(table, ", ".join(f'"{key}"' for key in PRIMARY_KEYS[table]))
+
+
 def _map_items(value: dict[str, str] | None) -> list[tuple[str, str]]:
     return sorted((str(k), str(v)) for k, v in (value or {}).items())
 
