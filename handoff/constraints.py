@@ -185,7 +185,7 @@ _PHRASE_BODY = f"({_trie_pattern([*_QUALIFIERS, *_NEGATION_WORDS])})(?![a-z0-9])
 _PHRASE_AFTER_SPACE = re.compile(" " + _PHRASE_BODY)
 _OPENERS = "\t\n\r([{\"“‘*_/>—–-"
 _PHRASE_AT_START = re.compile(_PHRASE_BODY)
-_GAP_PATTERN = r"[*_]*(?:[ \t]+|[ \t]*\n[ \t]*(?=[a-z*_]))[*_]*"  # markdown emphasis is not a word
+_GAP_PATTERN = r"[*_]*(?:[ \t]+|[ \t]*\r?\n[ \t]*(?=[a-z*_]))[*_]*"  # markdown emphasis is not a word
 _WORD_PATTERN = r"[A-Za-z0-9][\w'’-]*"
 _GAP = re.compile(_GAP_PATTERN)
 _WORD = re.compile(_WORD_PATTERN)

@@ -76,6 +76,7 @@ def test_each_class_yields_its_exact_tokens(text, tokens):
     ("No refunds.", ["negation:no refunds"]),
     ("Don't ship without approval from finance.", ["negation:not ship", "negation:without approval"]),
     ("**Never** exceed the cap.", ["negation:not exceed the cap"]),
+    ("Do not\r\nretry.", ["negation:not retry"]),
 ])
 def test_negations_are_bound_to_what_they_negate(text, tokens):
     """A negation's token carries the few words it negates, with every spelling of "not" the same."""
