@@ -65,10 +65,12 @@ def configure(
 
 
 def flush(timeout_s: float = 30.0) -> bool:
-    """Write everything recorded so far; return ``False`` if ``timeout_s`` ran out first."""
+    """Write everything recorded so far (and export pending OTLP spans); ``False`` if ``timeout_s`` ran out."""
+    from handoff.exporters import otlp
     from handoff.recorder import get_recorder
 
-    return get_recorder().writer.force_flush(timeout_s)
+    written = get_recorder().writer.force_flush(timeout_s)
+    return otlp.force_flush(timeout_s) and written
 
 
 def shutdown(timeout_s: float = 30.0) -> bool:

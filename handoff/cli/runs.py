@@ -155,14 +155,25 @@ def show_run_command(run_id: str, store_url: str | None, as_json: bool, as_markd
         render_run(run)
 
 
+def _parse_span_ref(ref: str) -> tuple[str, str, str | None]:
+    """Split ``handoff://<run_id>/<handoff_id>[/<in|out>]`` (the ref on a span) into its parts."""
+    parts = ref[len("handoff://") :].strip("/").split("/")
+    if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] not in ("in", "out")):
+        raise click.ClickException(f"bad ref {ref!r}: expected handoff://<run_id>/<handoff_id>/<in|out>")
+    return parts[0], parts[1], parts[2] if len(parts) == 3 else None
+
+
 @click.command("show")
 @click.argument("run_id")
-@click.argument("handoff_id")
+@click.argument("handoff_id", required=False)
 @click.option("--input", "side", flag_value="in", help="Print only the input the consumer received.")
 @click.option("--output", "side", flag_value="out", help="Print only the output it returned.")
 @store_option
-def show_content_command(run_id: str, handoff_id: str, side: str | None, store_url: str | None) -> None:
+def show_content_command(run_id: str, handoff_id: str | None, side: str | None, store_url: str | None) -> None:
     """Print the stored (scrubbed) content of one handoff: input and output, or one of them.
+
+    RUN_ID may also be the ref a handoff span carries (``handoff.input.ref``), e.g.
+    ``handoff://run_…/hf-3/in``, with no HANDOFF_ID.
 
     Example:
 
@@ -170,6 +181,11 @@ def show_content_command(run_id: str, handoff_id: str, side: str | None, store_u
     """
     from handoff.queries.content import fetch_content
 
+    if run_id.startswith("handoff://"):
+        run_id, handoff_id, ref_side = _parse_span_ref(run_id)
+        side = side or ref_side
+    if handoff_id is None:
+        raise click.UsageError("missing HANDOFF_ID (or give a handoff://run/handoff/side ref)")
     with errors_as_click():
         store, con = open_views(store_url)
         if side is not None:

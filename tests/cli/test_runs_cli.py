@@ -157,3 +157,14 @@ def test_demo_command_prints_run_id_and_table(tmp_path, monkeypatch):
     run_id = first.rsplit(" ", 1)[1]
     assert f"run {run_id}  invoice" in result.output
     assert "hf-3  validate → orchestrator.compress_v3" in result.output
+
+
+def test_show_accepts_the_ref_a_span_carries(demo_store):
+    """handoff show takes the handoff://run/handoff/side ref from a span and prints that side."""
+    store, runs = demo_store
+    run_id = runs["INV-88214"]
+    by_ref = invoke("show", f"handoff://{run_id}/hf-3/out", "--store", store)
+    by_ids = invoke("show", run_id, "hf-3", "--output", "--store", store)
+    assert by_ref.exit_code == 0
+    assert by_ref.output == by_ids.output
+    assert by_ref.output.startswith("BRIEF\ninvoice: INV-88214\n")
