@@ -20,6 +20,7 @@ Tokens change meaning only with :data:`CONSTRAINTS_VERSION`, which the writer st
 
 from __future__ import annotations
 
+import heapq
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
@@ -473,16 +474,18 @@ def _spans(text: str, low: str, gate: _Gate | None) -> list[tuple[int, int]]:
 
 def _windows(source: str, gate: _Gate) -> list[tuple[int, int]]:
     """Merged ``(start, end)`` spans of ``source`` within reach of the gate's literals."""
-    nexts = {lit: source.find(lit) for lit in gate.literals}
+    nexts = [(at, lit) for lit in gate.literals if (at := source.find(lit)) != -1]
+    heapq.heapify(nexts)  # the next occurrence of each literal, nearest first
     spans: list[tuple[int, int]] = []
     pos = covered = 0
     while pos < _DENSE_AFTER or covered < pos // 2:
-        for lit, at in nexts.items():
-            if -1 < at < pos:
-                nexts[lit] = source.find(lit, pos)
-        hit = min((at for at in nexts.values() if at != -1), default=-1)
-        if hit == -1:
+        while nexts and nexts[0][0] < pos:
+            lit = heapq.heappop(nexts)[1]
+            if (at := source.find(lit, pos)) != -1:
+                heapq.heappush(nexts, (at, lit))
+        if not nexts:
             return spans
+        hit = nexts[0][0]
         run_end = _RUN.match(source, hit).end()  # a whole number counts as one hit
         start, end = _widen(source, hit - gate.before, run_end + gate.after)
         if spans and start <= spans[-1][1]:
