@@ -1,0 +1,141 @@
+"""Figure 1: what one decorated call costs the application, against a bare OpenTelemetry span.
+
+The baseline is what a user would otherwise pay: an OpenTelemetry SDK span through a
+``BatchSpanProcessor`` (no-op exporter) plus one SHA-256 of the same bytes. Ours is a
+``@handoff.step`` call inside a run of eight handoffs, on its own SDK provider with the same
+processor, writing to a local store in the background (scrubbing off: it runs on the writer
+thread and is measured under ingest). Both run in this process in alternating rounds. The
+store-down case points the store below a regular file, so every write fails.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import hashlib
+import pathlib
+import pstats
+import tempfile
+from typing import Any, Callable
+
+from bench.corpus import payload
+from bench.results import figure
+from bench.timing import interleaved, sample_calls
+
+SECTION = "1. Hot path"
+REPLY = "{" + '"subtotal": "155660.00", "surcharge": "14165.06", "total": "169825.06", "note": "' + "ok " * 60 + '"}'
+STEPS_PER_RUN = 8
+
+
+def _sdk_provider():
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+
+    class NoopExporter(SpanExporter):
+        def export(self, spans):
+            return SpanExportResult.SUCCESS
+
+    provider = TracerProvider()
+    provider.add_span_processor(BatchSpanProcessor(NoopExporter()))
+    return provider
+
+
+def baseline_sampler() -> Callable[[str, int], list[float]]:
+    """Return a sampler timing a bare SDK span plus one SHA-256 of the payload per call."""
+    tracer = _sdk_provider().get_tracer("bench.baseline")
+
+    def call(text: str) -> str:
+        with tracer.start_as_current_span("price"):
+            hashlib.sha256(text.encode("utf-8")).hexdigest()
+            return REPLY
+
+    return lambda text, n: sample_calls(call, text, n)
+
+
+def handoff_sampler(store: str) -> Callable[[str, int], list[float]]:
+    """Return a sampler timing ``@handoff.step`` calls, eight per run, recording into ``store``."""
+    import handoff
+
+    handoff.configure(store=store, scrub=False, tracer_provider=_sdk_provider())
+
+    @handoff.step(to="price", kind="agent", model="claude-sonnet-4")
+    def price(text: str) -> str:
+        return REPLY
+
+    def sample(text: str, n: int) -> list[float]:
+        samples: list[float] = []
+        while len(samples) < n:
+            with handoff.run("bench"):
+                samples += sample_calls(price, text, min(STEPS_PER_RUN, n - len(samples)))
+        return samples
+
+    sample.step = price  # type: ignore[attr-defined]
+    return sample
+
+
+def profile_top(store: str, text: str, calls: int, top: int = 12) -> list[str]:
+    """Profile ``calls`` decorated calls and return the top functions by own time, one line each."""
+    sampler = handoff_sampler(store)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    sampler(text, calls)
+    profiler.disable()
+    stats = pstats.Stats(profiler).sort_stats("tottime")
+    lines = []
+    for (path, line, name), (_cc, ncalls, tottime, cumtime, _callers) in list(stats.stats.items()):
+        lines.append((tottime, f"{pathlib.Path(path).name}:{line} {name}: {tottime / calls * 1e6:.1f} µs own, "
+                               f"{cumtime / calls * 1e6:.1f} µs cumulative per call ({ncalls} calls)"))
+    return [text for _, text in sorted(lines, reverse=True)[:top]]
+
+
+def measure(sizes_kb: tuple[int, ...] = (1, 10, 340), calls: int = 2000, rounds: int = 5, store_down: bool = True) -> list[dict[str, Any]]:
+    """Return median figures per payload size and, optionally, p99 at 10 KB with the store down.
+
+    Above 10 KB the call count shrinks in proportion to the size (at least 50 per round).
+    """
+    import handoff
+
+    work = pathlib.Path(tempfile.mkdtemp(prefix="bench-hot-"))
+    baseline = baseline_sampler()
+    ours = handoff_sampler(str(work / "store")) if sizes_kb else None
+    figures = []
+    for size in sizes_kb:
+        text = payload(size * 1024)
+        n = max(50, calls * 10 // size) if size > 10 else calls
+        result = interleaved({"baseline": baseline, "ours": ours}, text, n, rounds)
+        figures.append(figure(
+            f"hot_path.median_{size}kb", SECTION, f"median per call, {size} KB input", result["ours"]["median_us"], "µs",
+            baseline=result["baseline"]["median_us"], baseline_name="OTel SDK span + SHA-256",
+            target=("ratio", "<=", 1.3) if size == 10 else None,
+            note=f"{n} calls x {rounds} alternating rounds, runs of {STEPS_PER_RUN} handoffs; p99 {result['ours']['p99_us']:.0f} µs "
+                 f"vs baseline {result['baseline']['p99_us']:.0f} µs",
+        ))
+    if store_down:
+        figures.append(_store_down_figure(work, baseline, calls, rounds))
+    handoff.shutdown(1)
+    return figures
+
+
+def profile(calls: int = 2000) -> list[str]:
+    """Profile ``calls`` decorated calls at 10 KB in a fresh recorder; return the report lines."""
+    work = pathlib.Path(tempfile.mkdtemp(prefix="bench-profile-"))
+    top = profile_top(str(work / "store"), payload(10 * 1024), calls)
+    return [f"cProfile of {calls} decorated calls at 10 KB (runs of {STEPS_PER_RUN}), top functions by own time:", *top]
+
+
+def _store_down_figure(work: pathlib.Path, baseline, calls: int, rounds: int) -> dict[str, Any]:
+    import handoff
+
+    blocker = work / "not-a-directory"
+    blocker.write_text("a regular file where the store directory should be\n")
+    down = handoff_sampler(str(blocker / "store"))
+    text = payload(10 * 1024)
+    result = interleaved({"baseline": baseline, "down": down}, text, calls, rounds)
+    handoff.flush(3)  # let the writer try the store at least once before reading its counters
+    counters = handoff.stats()
+    return figure(
+        "hot_path.p99_10kb_store_down", SECTION, "p99 per call, 10 KB input, store down", result["down"]["p99_us"], "µs",
+        baseline=result["baseline"]["p99_us"], baseline_name="OTel SDK span + SHA-256, p99",
+        target=("ratio", "<=", 2.0),
+        note=f"median {result['down']['median_us']:.0f} µs; writer counters while down: spooled {counters['spooled']}, "
+             f"dropped {counters['dropped']}, export failures {counters['export_failures']}",
+    )
