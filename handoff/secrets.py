@@ -184,12 +184,13 @@ _WORD = re.compile(r"\w+|[^\w\s]")
 _STOPWORDS = frozenset("a an and are as at be by for from has have in is it its of on or that the this to was were will with".split())
 _DATE_PREFIX = re.compile(r"\d{4}[\-/.]\d{1,2}[\-/.]\d{1,2}|\d{1,2}[\-/.]\d{1,2}[\-/.]\d{4}")
 _IPV6_HINT = re.compile(r"::|(?:[0-9a-fA-F]{1,4}:){3}")
+_FOUR_DIGIT_GROUPS = re.compile(r"\d{4}(?:[ \-]\d{4}){2,}(?:[ \-]\d{1,4})?")
+_LONG_NUMBER = re.compile(r"\d[\d \-.()/]{5,}\d")
 _IPV4_LIKE = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
 _PHONE_CANDIDATE = re.compile(r"(?<![\w.+\-])\+?\(?\d[\d \-.()]{5,40}\d(?!\w)")  # not inside a word or digest
 PREFILTER_PATTERNS: dict[str, re.Pattern[str]] = {
     "EMAIL_ADDRESS": re.compile(r"@\w"),
     "CREDIT_CARD": re.compile(r"\d(?:[ \-]?\d){12,18}"),
-    "IBAN_CODE": re.compile(r"\b[A-Za-z]{2}\d{2}[ \-]?[A-Za-z0-9]{4}[ \-]?[A-Za-z0-9]{4}"),
     "US_SSN": re.compile(r"\b\d{3}[\- .]\d{2}[\- .]\d{4}\b"),
     "CRYPTO": re.compile(r"(?<![a-zA-Z0-9])(?:bc1|[13])[a-zA-HJ-NP-Z0-9]{25,59}"),
     "AWS_ACCESS_KEY": re.compile(r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|AIPA)[A-Z0-9]{16}"),
@@ -197,20 +198,22 @@ PREFILTER_PATTERNS: dict[str, re.Pattern[str]] = {
 }
 
 
-def _ip_gate(line: str, lower: str, digits: int) -> bool:
-    if digits >= 4 and "." in line and _IPV4_LIKE.search(line):
+def _ip_gate(line: str, lower: str, digits: int, long_number: bool) -> bool:
+    if long_number and "." in line and _IPV4_LIKE.search(line):
         return True
     return line.count(":") >= 2 and _IPV6_HINT.search(line) is not None
 
 
-def _phone_gate(line: str, lower: str, digits: int) -> bool:
-    return digits >= _PHONE_MIN_DIGITS and any(phone_shaped(m.group()) for m in _PHONE_CANDIDATE.finditer(line))
+def _phone_gate(line: str, lower: str, digits: int, long_number: bool) -> bool:
+    return long_number and any(phone_shaped(m.group()) for m in _PHONE_CANDIDATE.finditer(line))
 
 
 # A prefilter is a necessary condition for its entity on one line: a line no prefilter passes
 # cannot hold a finding, so Presidio never sees it. Keyword entities need one of their words
-# (lowercase) on the line; the others pass a gate on (line, lowercase line, digit count) and
-# then, where there is one, a cheap pattern.
+# (lowercase) on the line; the others pass a gate on (line, lowercase line, digit count, whether
+# a long number is on the line) and then, where there is one, a cheap pattern. Cards, SSNs,
+# phone numbers, IPv4 addresses and IBAN account parts all hold a long number: seven or more
+# characters of digits and separators, which most lines (amounts, dates, ids) do not.
 KEYWORDS: dict[str, tuple[str, ...]] = {
     "PRIVATE_KEY": ("private key",),
     "AWS_SECRET_KEY": ("secret",),
@@ -222,18 +225,18 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
     "PASSWORD": ("pass", "pwd"),
     "SECRET": ("secret", "token", "key", "credential"),
 }
-GATES: dict[str, Callable[[str, str, int], bool]] = {
-    "EMAIL_ADDRESS": lambda line, lower, digits: "@" in line,
+GATES: dict[str, Callable[[str, str, int, bool], bool]] = {
+    "EMAIL_ADDRESS": lambda line, lower, digits, long_number: "@" in line,
     "PHONE_NUMBER": _phone_gate,
-    "CREDIT_CARD": lambda line, lower, digits: digits >= 13,
-    "IBAN_CODE": lambda line, lower, digits: digits >= 8,
+    "CREDIT_CARD": lambda line, lower, digits, long_number: long_number and digits >= 13,
+    "IBAN_CODE": lambda line, lower, digits, long_number: long_number and digits >= 8,
     "IP_ADDRESS": _ip_gate,
-    "US_SSN": lambda line, lower, digits: digits >= 9,
-    "CRYPTO": lambda line, lower, digits: digits >= 1 and len(line) >= 26,
-    "AWS_ACCESS_KEY": lambda line, lower, digits: len(line) >= 20,
-    "URL_CREDENTIAL": lambda line, lower, digits: "=" in line or "@" in line,
-    "PERSON": lambda line, lower, digits: True,
-    "LOCATION": lambda line, lower, digits: True,
+    "US_SSN": lambda line, lower, digits, long_number: long_number and digits >= 9,
+    "CRYPTO": lambda line, lower, digits, long_number: digits >= 1 and len(line) >= 26,
+    "AWS_ACCESS_KEY": lambda line, lower, digits, long_number: len(line) >= 20,
+    "URL_CREDENTIAL": lambda line, lower, digits, long_number: "=" in line or "@" in line,
+    "PERSON": lambda line, lower, digits, long_number: True,
+    "LOCATION": lambda line, lower, digits, long_number: True,
 }
 
 
@@ -256,10 +259,13 @@ class Prefilter:
         """The entities whose necessary condition holds on ``line``."""
         lower = line.lower()
         digits = digit_count(line)
+        long_number = digits >= _PHONE_MIN_DIGITS and _LONG_NUMBER.search(line) is not None
         found = set()
         if self._any_word and self._any_word(lower):  # one search rejects most lines; then every word counts
             found.update(e for word, entities in self._entities_by_word.items() if word in lower for e in entities)
-        found.update(e for e, gate, pattern in self._gates if gate(line, lower, digits) and (pattern is None or pattern.search(line)))
+        found.update(
+            e for e, gate, pattern in self._gates if gate(line, lower, digits, long_number) and (pattern is None or pattern.search(line))
+        )
         found.update(entity for entity, pattern in self._custom if pattern.search(line))
         return frozenset(found)
 
@@ -406,7 +412,7 @@ def _phone_spans(candidate: str, regions: tuple[str, ...], leniency: int) -> tup
     if digit_count(candidate) <= 15:
         region = _valid_phone_region(phonenumbers, candidate, regions)
         return ((0, len(candidate), region),) if region else ()
-    if _is_card_number(candidate):
+    if _is_card_number(candidate) or _FOUR_DIGIT_GROUPS.fullmatch(candidate):  # cards and IBAN account parts
         return ()
     # Several numbers in a row: let phonenumbers' matcher (what stock Presidio runs) split them.
     spans = {(m.start, m.end): region for region in regions for m in phonenumbers.PhoneNumberMatcher(candidate, region, leniency=leniency)}
