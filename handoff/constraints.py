@@ -191,8 +191,8 @@ _WORD_PATTERN = r"[A-Za-z0-9][\w'’-]*"
 _GAP = re.compile(_GAP_PATTERN)
 _WORD = re.compile(_WORD_PATTERN)
 # Runs of plain words after a trigger: the common case, handled without a loop over matches.
-_WORD_RUNS = tuple(re.compile(rf"(?:{_GAP_PATTERN}{_WORD_PATTERN}){{{n}}}") for n in range(1, 13))
-_WORD_RUN = re.compile(rf"(?:{_GAP_PATTERN}{_WORD_PATTERN}){{1,12}}")
+_RUN_WORDS = 8
+_WORD_RUN = re.compile(rf"(?:{_GAP_PATTERN}{_WORD_PATTERN}){{1,{_RUN_WORDS}}}")
 _SENTENCE_END = frozenset(".;:!?,)]}\"”")
 
 
@@ -573,29 +573,38 @@ def _object(text: str, pos: int, atoms_at: dict[int, Constraint], atom_starts: l
     articles ride along uncounted, an atomic constraint or the end of a sentence ends it.
     """
     run = _WORD_RUN.match(text, pos)
-    if run is None or "_" in run.group() or _atom_within(text, pos, run.end(), atom_starts):
+    if run is None or "_" in run.group():
         return _object_with_atoms(text, pos, atoms_at)
+    plain = run.group().replace("*", " ")
     words: list[str] = []
-    counted = 0
-    for raw in run.group().replace("*", " ").split():
+    ends: list[int] = []
+    counted, seen = 0, 0
+    for raw in plain.split():
         word = raw.lower()
         if counted and word in _STOP_WORDS:
             break
+        seen = plain.find(raw, seen) + len(raw)
         words.append(word)
+        ends.append(pos + seen)
         counted += word not in _UNCOUNTED
         if counted == _OBJECT_WORDS:
             break
+    else:  # the run ran out: the object may go on past it, with an atom or more words
+        if len(ends) == _RUN_WORDS or _atom_within(text, pos, run.end(), atom_starts, past_gap=True):
+            return _object_with_atoms(text, pos, atoms_at)
+    if ends and _atom_within(text, pos, ends[-1], atom_starts, past_gap=False):
+        return _object_with_atoms(text, pos, atoms_at)
     while words and words[-1] in _UNCOUNTED:
         words.pop()
-    return words, _WORD_RUNS[len(words) - 1].match(text, pos).end() if words else pos
+    return words, ends[len(words) - 1] if words else pos
 
 
-def _atom_within(text: str, start: int, end: int, atom_starts: list[int]) -> bool:
-    """Whether an atom starts inside ``text[start:end]`` or right after it, past a gap."""
+def _atom_within(text: str, start: int, end: int, atom_starts: list[int], past_gap: bool) -> bool:
+    """Whether an atom starts inside ``text[start:end]`` (or, with ``past_gap``, right after it)."""
     i = bisect_left(atom_starts, start)
     if i == len(atom_starts) or atom_starts[i] - end > _WIDEN_MAX:
         return False
-    gap = _GAP.match(text, end)
+    gap = _GAP.match(text, end) if past_gap else None
     return atom_starts[i] <= (gap.end() if gap else end)
 
 
