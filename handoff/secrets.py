@@ -277,11 +277,14 @@ def digit_count(text: str) -> int:
 
 
 def phone_shaped(text: str) -> bool:
-    """A phone number has ten digits or more, or starts with ``+`` or an area code in parentheses."""
+    """A phone number starts with ``+`` or an area code in parentheses, or has ten digits or more
+    (at most eleven when written without separators)."""
     digits = digit_count(text)
     if digits < _PHONE_MIN_DIGITS or _DATE_PREFIX.match(text) or _IPV4_LIKE.search(text):
         return False
-    return digits >= 10 or text.lstrip().startswith(("+", "("))
+    if text.startswith(("+", "(")):
+        return True
+    return 10 <= digits <= 11 or (digits >= 10 and not text.isdigit())  # 13 bare digits: an epoch-ms timestamp
 
 
 def analyzer_engine(spacy_model: str | None) -> Any:
