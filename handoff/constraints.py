@@ -669,7 +669,7 @@ def _phrases(text: str, low: str, atoms: list[Constraint], taken: bytearray) -> 
             yield Constraint(cls, f"{cls}:{head} {' '.join(words)}", text[start:end], start, end)
 
 
-def find_constraints(text: str) -> list[_Found]:
+def find_constraints(text: str) -> list[Constraint]:
     """Every constraint in ``text``, in text order (by start, then end).
 
     Atomic constraints never overlap one another; negation and qualifier phrases may contain
