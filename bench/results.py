@@ -219,6 +219,9 @@ def render_markdown(doc: dict[str, Any]) -> str:
         f"({len([f for f in figures if f['value'] is None])} not measured).",
         "",
     ]
+    targeted = [f for f in figures if f["target"]]
+    if targeted:
+        lines += ["## Targets", "", *_figure_rows(targeted), ""]
     sections: dict[str, list[dict[str, Any]]] = {}
     for f in figures:
         sections.setdefault(f["section"], []).append(f)

@@ -201,6 +201,8 @@ TASKS: list[Task] = [
          expects=[("hot_path.median_1kb", _HOT, "median per call, 1 KB input", "µs", None)]),
     Task("hot_path_10kb", _HOT, "hot_path", plan_key="hot_path", extra={"sizes_kb": [10], "store_down": False},
          expects=[("hot_path.median_10kb", _HOT, "median per call, 10 KB input", "µs", ("ratio", "<=", 1.3))]),
+    Task("hot_path_paused", _HOT, "hot_path", function="measure_paused", plan_key="hot_path",
+         expects=[("hot_path.median_10kb_writer_paused", _HOT, "median per call, 10 KB input, background writer paused", "µs", None)]),
     Task("hot_path_340kb", _HOT, "hot_path", plan_key="hot_path", extra={"sizes_kb": [340], "store_down": False},
          expects=[("hot_path.median_340kb", _HOT, "median per call, 340 KB input", "µs", None)]),
     Task("hot_path_down", _HOT, "hot_path", plan_key="hot_path", extra={"sizes_kb": [], "store_down": True},

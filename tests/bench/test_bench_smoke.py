@@ -15,7 +15,7 @@ from bench.suite import Task, run_task
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FIGURE_KEYS = {"id", "section", "name", "value", "unit", "baseline", "baseline_name", "ratio", "target", "met", "note", "details"}
-OWN_TASKS = ["hot_path_10kb", "hot_path_down", "ingest_off", "queries", "storage", "peer", "peer_throughput"]
+OWN_TASKS = ["hot_path_10kb", "hot_path_paused", "hot_path_down", "ingest_off", "queries", "storage", "peer", "peer_throughput"]
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,7 @@ def test_quick_run_measures_every_own_figure(tiny_run) -> None:
     _done, out = tiny_run
     figures = {entry["id"]: entry for entry in json.loads((out / "results.json").read_text())["figures"]}
     expected = {
-        "hot_path.median_10kb", "hot_path.p99_10kb_store_down", "ingest.scrub_off_per_s",
+        "hot_path.median_10kb", "hot_path.median_10kb_writer_paused", "hot_path.p99_10kb_store_down", "ingest.scrub_off_per_s",
         "queries.runs_show_query_ms", "queries.runs_show_cli_s", "storage.digest_bytes_per_handoff",
         "storage.content_fraction", "peer.per_call_10kb", "peer.throughput",
     }
