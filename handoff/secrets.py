@@ -39,8 +39,9 @@ _engines: dict[str | None, Any] = {}
 
 _ASSIGN = r"""["']?\s*[:=]\s*"""
 _TOKEN_CHARS = r"[A-Za-z0-9\-._~+/]"
-_SECRET_KEY_NAMES = r"[A-Za-z0-9_.\-]*(?:secret|token|api_?key|apikey|private_?key|credentials?)[A-Za-z0-9_]*"
-_PASSWORD_KEY_NAMES = r"[A-Za-z0-9_.\-]*(?:password|passwd|passphrase|pwd)[A-Za-z0-9_]*"
+# Key names are bounded ({0,40}): unbounded runs backtrack quadratically on long dotted tokens.
+_SECRET_KEY_NAMES = r"[A-Za-z0-9_.\-]{0,40}(?:secret|token|api_?key|apikey|private_?key|credentials?)[A-Za-z0-9_]{0,40}"
+_PASSWORD_KEY_NAMES = r"[A-Za-z0-9_.\-]{0,40}(?:password|passwd|passphrase|pwd)[A-Za-z0-9_]{0,40}"
 _QUERY_KEYS = (
     r"token|access_token|refresh_token|id_token|auth_token|api_key|apikey|client_secret|"
     r"secret|password|sig|signature|x-amz-signature|x-amz-credential|session_?id|code_verifier"
@@ -111,7 +112,7 @@ SECRET_SPECS: tuple[SecretSpec, ...] = (
         0.7,
         group=0,
     ),
-    SecretSpec("UrlCredentialRecognizer", "URL_CREDENTIAL", r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://([^\s/:@\"']+:[^\s/@\"']+)@", 0.95),
+    SecretSpec("UrlCredentialRecognizer", "URL_CREDENTIAL", r"\b[a-zA-Z][a-zA-Z0-9+.\-]{0,20}://([^\s/:@\"']+:[^\s/@\"']+)@", 0.95),
     SecretSpec(
         "UrlCredentialRecognizer",
         "URL_CREDENTIAL",
@@ -351,6 +352,7 @@ def _context_enhancer() -> Any:
 
 
 def _pii_recognizers() -> list:
+    from presidio_analyzer import Pattern
     from presidio_analyzer.predefined_recognizers import (
         CreditCardRecognizer,
         CryptoRecognizer,
@@ -360,7 +362,10 @@ def _pii_recognizers() -> list:
         UsSsnRecognizer,
     )
 
-    email = EmailRecognizer()
+    # Presidio's email pattern with the local part bounded to 64 characters (RFC 5321): its
+    # unbounded run backtracks quadratically on long dotted tokens (100 KB took over a minute).
+    bounded = [Pattern(p.name, p.regex.replace("{0,}", "{0,62}"), p.score) for p in EmailRecognizer.PATTERNS]
+    email = EmailRecognizer(patterns=bounded)
     # Presidio validates email domains with tldextract's module default, which fetches the
     # public suffix list over HTTP; ours reads only the snapshot bundled with tldextract.
     email.validate_result = has_public_suffix

@@ -11,6 +11,7 @@ import random
 import string
 import subprocess
 import sys
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
@@ -274,6 +275,16 @@ def test_one_scrubber_shared_by_threads_gives_the_same_output(scrubber):
     with ThreadPoolExecutor(max_workers=4) as pool:
         parallel = list(pool.map(fresh.scrub_text, texts))
     assert parallel == [scrubber.scrub_text(text) for text in texts]
+
+
+def test_long_tokens_without_spaces_do_not_stall_scrubbing(scrubber):
+    """100 KB dotted tokens near trigger words (the shapes that make unbounded regexes backtrack for
+    minutes) scrub in well under the writer's patience, and a real email after them is still found."""
+    blobs = ["pass" + ".a-b" * 25_000, "token " + "x." * 30_000, "a." * 50_000 + "@b", "https://" + "a" * 50_000 + ":" + "b" * 50_000]
+    started = time.perf_counter()
+    scrubbed = [scrubber.scrub_text(blob + " li.chen@fabrikam.de") for blob in blobs]
+    assert time.perf_counter() - started < 15
+    assert [text.endswith(" " + token("EMAIL_ADDRESS", "li.chen@fabrikam.de")) for text in scrubbed] == [True, True, True, True]
 
 
 def test_entity_list_allow_list_and_custom_recognizers_are_configurable():
