@@ -370,10 +370,14 @@ def test_scrub_test_cli_lists_findings_with_entity_score_and_recognizer(tmp_path
 
 
 def test_scrub_test_cli_reads_stdin_prints_scrubbed_text_and_reports_bad_flags(monkeypatch):
-    """`handoff scrub-test - --scrubbed` shows the stored form; a bad entity is a one-line error, exit 1."""
+    """`handoff scrub-test - --scrubbed` shows the stored form, `--json` the findings; a bad entity is a one-line error, exit 1."""
     monkeypatch.setenv("HANDOFF_SCRUB_KEY", KEY)
     result = CliRunner().invoke(main, ["scrub-test", "-", "--scrubbed"], input="ip 203.0.113.42 v2.3.1\n")
     assert (result.exit_code, result.output) == (0, f"ip {token('IP_ADDRESS', '203.0.113.42')} v2.3.1\n")
+    as_json = CliRunner().invoke(main, ["scrub-test", "-", "--json"], input="ip 203.0.113.42 v2.3.1\n")
+    assert json.loads(as_json.output) == [
+        {"entity": "IP_ADDRESS", "start": 3, "end": 15, "score": 0.95, "recognizer": "IpRecognizer", "text": "203.0.113.42"}
+    ]
     bad = CliRunner().invoke(main, ["scrub-test", "-", "--entities", "NOPE"], input="x")
     assert bad.exit_code == 1
     assert bad.output.splitlines()[0].startswith("Error: unknown scrub entities: NOPE")
