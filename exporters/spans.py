@@ -47,15 +47,23 @@ class SpanRecorder:
 
     def __init__(self, configured_provider: Any = None) -> None:
         self._configured = configured_provider
-        self._provider: Any = None
+        self._seen_global: Any = None
         self._tracer: Any = None
 
     def tracer(self):
-        """Return the tracer of the provider in force now (cheap after the first call)."""
-        provider = resolve_provider(self._configured)
-        if provider is not self._provider:
-            self._provider = provider
-            self._tracer = provider.get_tracer("handoff")
+        """Return the tracer of the provider in force now (cheap after the first call).
+
+        The global provider is looked at on every call, so an application that installs its
+        SDK provider after the first handoff is picked up; the tracer is rebuilt only when it changes.
+        """
+        if self._configured is not None:
+            if self._tracer is None:
+                self._tracer = self._configured.get_tracer("handoff")
+            return self._tracer
+        current = trace.get_tracer_provider()
+        if current is not self._seen_global or self._tracer is None:
+            self._seen_global = current
+            self._tracer = resolve_provider(None).get_tracer("handoff")
         return self._tracer
 
     def start(self, name: str, attributes: dict[str, Any], start_ns: int):

@@ -17,6 +17,7 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 
 from handoff.context import RunState, current_handle, current_run
+from handoff.exporters.spans import span_ids
 from handoff.ids import new_run_id
 from handoff.record import KINDS, Event, Handoff, RunRecord
 from handoff.recorder import Recorder, get_recorder
@@ -81,10 +82,12 @@ class Handle:
         "_recorder", "_spec", "_run", "_owns_run", "_explicit_parent", "_enclosing", "seq", "handoff_id",
         "ts_ns", "_t0", "_config", "_input", "_input_type", "_input_sha", "_output", "_output_type",
         "_output_sha", "_input_tokens", "_output_tokens", "_parent_id", "_fan_in", "_from", "_attempt",
-        "_retry_of", "status", "_error", "_finished", "_tokens", "_span",
+        "_retry_of", "status", "_error", "_finished", "_tokens", "_span", "_span_name",
     )
 
-    def __init__(self, recorder: Recorder, spec: StepSpec, run: RunState, owns_run: bool, parent: Any) -> None:
+    def __init__(
+        self, recorder: Recorder, spec: StepSpec, run: RunState, owns_run: bool, parent: Any, *, start_span: bool = True
+    ) -> None:
         self._recorder = recorder
         self._spec = spec
         self._run = run
@@ -113,22 +116,49 @@ class Handle:
         self._error: Exception | None = None
         self._finished = False
         self._tokens: list = []
-        self._span = recorder.spans.start(
-            f"handoff {spec.from_ or '?'} -> {spec.to}",
-            {
-                "handoff.run_id": run.run_id,
-                "handoff.id": self.handoff_id,
-                "handoff.seq": self.seq,
-                "handoff.to": spec.to,
-                "handoff.kind": spec.kind,
-            },
-            self.ts_ns,
-        )
+        self._span: Any = None
+        self._span_name = ""
+        if start_span:
+            # Decorators pass False and start the span once the input is known (fewer attribute passes).
+            self._start_span()
 
     @property
     def run_id(self) -> str:
         """The id of the run this handoff belongs to."""
         return self._run.run_id
+
+    # -- span ----------------------------------------------------------------------------
+
+    def _start_span(self) -> None:
+        """Open the span, with everything known about the input already on it (one validation pass)."""
+        run, spec = self._run, self._spec
+        self._span_name = f"handoff {self._from or '?'} -> {spec.to}"
+        attributes = {
+            "handoff.run_id": run.run_id,
+            "handoff.id": self.handoff_id,
+            "handoff.seq": self.seq,
+            "handoff.to": spec.to,
+            "handoff.kind": spec.kind,
+        }
+        if self._input_sha is not None:
+            attributes.update(self._input_attributes())
+        if "model" in self._config:
+            attributes["gen_ai.request.model"] = str(self._config["model"])
+        self._span = self._recorder.spans.start(self._span_name, attributes, self.ts_ns)
+
+    def _input_attributes(self) -> dict[str, Any]:
+        attributes = {
+            "handoff.from": self._from or "",
+            "handoff.attempt": self._attempt,
+            "handoff.input.sha256": self._input_sha or "",
+            "handoff.input.bytes": len(self._input or b""),
+            "handoff.input.ref": span_ref(self._run.run_id, self.handoff_id, "in"),
+        }
+        if self._parent_id:
+            attributes["handoff.parent_id"] = self._parent_id
+        if self._retry_of:
+            attributes["handoff.retry_of"] = self._retry_of
+        return attributes
 
     # -- activation ----------------------------------------------------------------------
 
@@ -137,7 +167,8 @@ class Handle:
         if self._owns_run:
             tokens.append((current_run, current_run.set(self._run)))
         tokens.append((current_handle, current_handle.set(self)))
-        tokens.append((None, otel_context.attach(trace.set_span_in_context(self._span))))
+        if self._span is not None:
+            tokens.append((None, otel_context.attach(trace.set_span_in_context(self._span))))
         self._tokens.append(tokens)
 
     def _deactivate(self) -> None:
@@ -246,25 +277,20 @@ class Handle:
 
     def _end_span(self) -> None:
         span = self._span
-        span.update_name(f"handoff {self._from} -> {self._spec.to}")
-        attributes = {
-            "handoff.from": self._from or "",
-            "handoff.attempt": self._attempt,
-            "handoff.status": self.status,
-            "handoff.input.sha256": self._input_sha or "",
-            "handoff.input.bytes": len(self._input or b""),
-            "handoff.input.ref": span_ref(self._run.run_id, self.handoff_id, "in"),
-        }
-        if self._parent_id:
-            attributes["handoff.parent_id"] = self._parent_id
-        if self._retry_of:
-            attributes["handoff.retry_of"] = self._retry_of
+        if span is None:
+            return
+        name = f"handoff {self._from} -> {self._spec.to}"
+        attributes: dict[str, Any] = {"handoff.status": self.status}
+        if name != self._span_name:
+            # The input arrived after the span started (handoff.record): name and input attributes now.
+            span.update_name(name)
+            attributes.update(self._input_attributes())
+            if "model" in self._config:
+                attributes["gen_ai.request.model"] = str(self._config["model"])
         if self._output is not None:
             attributes["handoff.output.sha256"] = self._output_sha or ""
             attributes["handoff.output.bytes"] = len(self._output)
             attributes["handoff.output.ref"] = span_ref(self._run.run_id, self.handoff_id, "out")
-        if "model" in self._config:
-            attributes["gen_ai.request.model"] = str(self._config["model"])
         if self._input_tokens is not None:
             attributes["gen_ai.usage.input_tokens"] = self._input_tokens
         if self._output_tokens is not None:
@@ -275,7 +301,7 @@ class Handle:
         span.end()
 
     def _record(self, duration_ms: float) -> Handoff:
-        trace_id, span_id = _span_ids(self._span)
+        trace_id, span_id = span_ids(self._span) if self._span is not None else (None, None)
         config = self._config
         error = self._error
         return Handoff(
@@ -328,13 +354,6 @@ def _opt_str(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def _span_ids(span) -> tuple[str | None, str | None]:
-    ctx = span.get_span_context()
-    if not ctx.is_valid:
-        return None, None
-    return format(ctx.trace_id, "032x"), format(ctx.span_id, "016x")
-
-
 # -- runs ------------------------------------------------------------------------------------
 
 
@@ -353,7 +372,7 @@ def _end_run(recorder: Recorder, state: RunState, status: str) -> None:
     recorder.submit(RunRecord(state.run_id, state.name, state.start_ns, now, status, state.attributes, recorded_ns=now))
 
 
-def _open(spec: StepSpec, parent: Any = None) -> Handle | None:
+def _open(spec: StepSpec, parent: Any = None, *, start_span: bool = True) -> Handle | None:
     """Open a handoff in the current run (or an implicit run of its own); ``None`` if recording failed."""
     recorder = get_recorder()
     if not recorder.settings.enabled:
@@ -363,7 +382,7 @@ def _open(spec: StepSpec, parent: Any = None) -> Handle | None:
         owns = run is None
         if owns:
             run = _start_run(recorder, spec.to, {}, None)
-        return Handle(recorder, spec, run, owns, parent)
+        return Handle(recorder, spec, run, owns, parent, start_span=start_span)
     except Exception as exc:  # noqa: BLE001 - the app must run as if unrecorded
         recorder.capture_failed(exc)
         return None
@@ -515,10 +534,18 @@ def step(
 
 
 def _begin(spec: StepSpec, args: tuple, kwargs: dict) -> Handle | None:
-    handle = _open(spec)
-    if handle is not None:
-        _guard(handle, lambda: handle._set_input(spec.render(args, kwargs)))
-        _guard(handle, handle._activate)
+    handle = _open(spec, start_span=False)
+    if handle is None:
+        return None
+    try:
+        handle._set_input(spec.render(args, kwargs))
+    except Exception as exc:  # noqa: BLE001 - a bad render= must not break the call
+        handle._recorder.capture_failed(exc)
+    try:
+        handle._start_span()
+        handle._activate()
+    except Exception as exc:  # noqa: BLE001
+        handle._recorder.capture_failed(exc)
     return handle
 
 

@@ -37,7 +37,8 @@ class RunState:
         self._prefix = process_tag() if joined else ""
         self._seq = itertools.count(1)
         self._lock = threading.Lock()
-        self._outputs: collections.deque[tuple[int, str, bytes, str]] = collections.deque(maxlen=MATCH_WINDOW)
+        self._outputs: collections.deque[tuple[int, str, bytes]] = collections.deque(maxlen=MATCH_WINDOW)
+        self._by_digest: dict[str, tuple[int, str]] = {}
         self._attempts: dict[tuple, tuple[str, int]] = {}
         self._latest_by_step: dict[str, str] = {}
         self._steps: dict[str, str] = {}
@@ -56,9 +57,11 @@ class RunState:
         return self._steps.get(hid)
 
     def add_output(self, seq: int, hid: str, to_step: str, output: bytes, sha: str) -> None:
-        """Remember an output so later inputs that contain it get this handoff as parent."""
+        """Remember an output so later inputs that equal or contain it get this handoff as parent."""
         with self._lock:
-            self._outputs.append((seq, hid, output, sha))
+            self._by_digest[sha] = (seq, hid)
+            if len(output) >= MIN_CONTAINED_BYTES:
+                self._outputs.append((seq, hid, output))
             self._latest_by_step[to_step] = hid
 
     def latest_for_step(self, to_step: str) -> str | None:
@@ -71,17 +74,16 @@ class RunState:
         An exact match (same digest) is the whole answer; otherwise every recent output of at
         least ``MIN_CONTAINED_BYTES`` that is shorter than ``data`` and contained in it matches.
         """
-        size = len(data)
-        found = []
         with self._lock:
-            for seq, hid, output, out_sha in reversed(self._outputs):
-                if seq <= after_seq:
-                    continue
-                if out_sha == sha:
-                    return [hid]
-                if MIN_CONTAINED_BYTES <= len(output) < size and output in data:
-                    found.append(hid)
-        return found
+            exact = self._by_digest.get(sha)
+            if exact is not None and exact[0] > after_seq:
+                return [exact[1]]
+            size = len(data)
+            return [
+                hid
+                for seq, hid, output in reversed(self._outputs)
+                if seq > after_seq and len(output) < size and output in data
+            ]
 
     def attempt_for(self, key: tuple, hid: str) -> tuple[int, str | None]:
         """Return ``(attempt, retry_of)`` for a call identified by ``key`` and record it."""
