@@ -23,38 +23,45 @@ class LocalObjectStore(ObjectStore):
     def _path(self, key: str) -> Path:
         return self.root / key
 
-    def put(self, key: str, data: bytes) -> None:
-        """Write ``data`` atomically: a reader never sees a partial file."""
-        path = self._path(key)
+    def _write_temp(self, path: Path, data: bytes) -> Path:
+        """Write ``data`` to a hidden, fsynced temp file beside ``path`` and return it."""
         temp = path.with_name(f"{TEMP_MARK}{path.name}.{secrets.token_hex(4)}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(temp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        return temp
+
+    def _write_error(self, path: Path, exc: OSError) -> StoreError:
+        return StoreError(f"cannot write {path}: {exc.strerror or exc}", uri=path.as_uri())
+
+    def put(self, key: str, data: bytes) -> None:
+        """Write ``data`` atomically (temp file, fsync, rename): a reader never sees a partial file."""
+        path = self._path(key)
+        temp = None
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(temp, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
+            temp = self._write_temp(path, data)
             os.replace(temp, path)
         except OSError as exc:
-            temp.unlink(missing_ok=True)
-            raise StoreError(f"cannot write {path}: {exc.strerror or exc}", uri=str(path)) from exc
+            if temp is not None:
+                temp.unlink(missing_ok=True)
+            raise self._write_error(path, exc) from exc
 
     def put_if_absent(self, key: str, data: bytes) -> bool:
-        """Create the file only if it does not exist (``O_EXCL``), writing through a temp file and a hard link."""
+        """Create the file only if it does not exist: a temp file hard-linked into place (``link`` fails if taken)."""
         path = self._path(key)
-        temp = path.with_name(f"{TEMP_MARK}{path.name}.{secrets.token_hex(4)}")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(temp, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            try:
-                os.link(temp, path)
-            except FileExistsError:
-                return False
-            return True
+            temp = self._write_temp(path, data)
         except OSError as exc:
-            raise StoreError(f"cannot write {path}: {exc.strerror or exc}", uri=str(path)) from exc
+            raise self._write_error(path, exc) from exc
+        try:
+            os.link(temp, path)
+            return True
+        except FileExistsError:
+            return False
+        except OSError as exc:
+            raise self._write_error(path, exc) from exc
         finally:
             temp.unlink(missing_ok=True)
 
@@ -64,7 +71,7 @@ class LocalObjectStore(ObjectStore):
         try:
             return path.read_bytes()
         except OSError as exc:
-            raise StoreError(f"cannot read {path}: {exc.strerror or exc}", uri=str(path)) from exc
+            raise StoreError(f"cannot read {path}: {exc.strerror or exc}", uri=path.as_uri()) from exc
 
     def exists(self, key: str) -> bool:
         """Tell whether the file exists."""
@@ -92,7 +99,7 @@ class LocalObjectStore(ObjectStore):
         try:
             path.unlink(missing_ok=True)
         except OSError as exc:
-            raise StoreError(f"cannot delete {path}: {exc.strerror or exc}", uri=str(path)) from exc
+            raise StoreError(f"cannot delete {path}: {exc.strerror or exc}", uri=path.as_uri()) from exc
         parent = path.parent
         while parent != self.root and parent.is_dir() and not any(parent.iterdir()):
             parent.rmdir()
