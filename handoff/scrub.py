@@ -129,21 +129,25 @@ class Scrubber:
         self._custom_recognizers: list | None = None
 
     @classmethod
-    def from_env(cls, key: bytes | str | None = None) -> Scrubber:
+    def from_env(
+        cls,
+        key: bytes | str | None = None,
+        *,
+        entities: Iterable[str] | None = None,
+        allow: Iterable[str] = (),
+        spacy_model: str | None = None,
+        score_threshold: float = 0.5,
+    ) -> Scrubber:
         """Build a Scrubber from HANDOFF_SCRUB_KEY, HANDOFF_SPACY_MODEL, HANDOFF_SCRUB_ENTITIES and
-        HANDOFF_SCRUB_ALLOW (comma lists); a bad value is logged and its default used. A ``key``
-        given here (e.g. from ``handoff.configure(scrub_key=...)``) wins over HANDOFF_SCRUB_KEY."""
-        entities = _env_list("HANDOFF_SCRUB_ENTITIES")
-        allow = _env_list("HANDOFF_SCRUB_ALLOW") or ()
-        model = os.environ.get("HANDOFF_SPACY_MODEL") or None
-        try:
-            _resolve_entities(entities, model, [])
-        except ValueError as exc:
-            logger.warning("ignoring HANDOFF_SCRUB_ENTITIES: %s", exc)
-            entities = None
-        valid_allow = [pattern for pattern in allow if _valid_regex(pattern, "HANDOFF_SCRUB_ALLOW")]
+        HANDOFF_SCRUB_ALLOW (comma lists; commas inside ``{m,n}``, ``[...]`` and ``(...)`` stay in
+        their regex). A bad environment value is logged and its default used. Arguments given here
+        (``key`` from ``handoff.configure(scrub_key=...)``, flags of ``handoff scrub-test``) win over
+        the environment, and bad ones raise ``ValueError``."""
+        model = spacy_model or os.environ.get("HANDOFF_SPACY_MODEL") or None
+        entities = list(entities) if entities is not None else _env_entities(model)
+        allow = list(allow) or [p for p in _split_regex_list(os.environ.get("HANDOFF_SCRUB_ALLOW", "")) if _valid_regex(p)]
         key = key if key is not None else os.environ.get("HANDOFF_SCRUB_KEY") or None
-        return cls(key, entities=entities, allow=valid_allow, spacy_model=model)
+        return cls(key, entities=entities, allow=allow, spacy_model=model, score_threshold=score_threshold)
 
     @property
     def entities(self) -> tuple[str, ...]:
@@ -474,13 +478,39 @@ def _compile_allow(pattern: str) -> re.Pattern[str]:
         raise ValueError(f"bad regex {pattern!r}: {exc}") from exc
 
 
-def _valid_regex(pattern: str, variable: str) -> bool:
+def _valid_regex(pattern: str) -> bool:
     try:
         re.compile(pattern)
     except re.error as exc:
-        logger.warning("ignoring %s pattern %r: %s", variable, pattern, exc)
+        logger.warning("ignoring HANDOFF_SCRUB_ALLOW pattern %r: %s", pattern, exc)
         return False
     return True
+
+
+def _env_entities(spacy_model: str | None) -> list[str] | None:
+    entities = _env_list("HANDOFF_SCRUB_ENTITIES")
+    try:
+        _resolve_entities(entities, spacy_model, [])
+    except ValueError as exc:
+        logger.warning("ignoring HANDOFF_SCRUB_ENTITIES: %s", exc)
+        return None
+    return entities
+
+
+def _split_regex_list(raw: str) -> list[str]:
+    """Split a comma list of regexes, keeping commas inside ``{m,n}``, ``[...]``, ``(...)`` or after ``\\``."""
+    items, current, depth, escaped = [], [], 0, False
+    for char in raw:
+        if char == "," and depth == 0 and not escaped:
+            items.append("".join(current))
+            current = []
+            continue
+        if not escaped:
+            depth += (char in "([{") - (char in ")]}")
+        escaped = char == "\\" and not escaped
+        current.append(char)
+    items.append("".join(current))
+    return [item.strip() for item in items if item.strip()]
 
 
 def _env_list(name: str) -> list[str] | None:

@@ -63,17 +63,10 @@ def scrub_test(
 
 
 def _scrubber(scrubber_cls, entities: str | None, allow: tuple[str, ...], spacy_model: str | None, threshold: float):
-    """Build the scrubber from flags, falling back to the same environment the writer reads."""
-    entity_list = entities.split(",") if entities else _env_list("HANDOFF_SCRUB_ENTITIES")
-    allow_list = list(allow) or _env_list("HANDOFF_SCRUB_ALLOW") or []
-    key = os.environ.get("HANDOFF_SCRUB_KEY") or secrets.token_bytes(32)
-    model = spacy_model or os.environ.get("HANDOFF_SPACY_MODEL") or None
-    return scrubber_cls(key, entities=entity_list, allow=allow_list, spacy_model=model, score_threshold=threshold)
-
-
-def _env_list(name: str) -> list[str] | None:
-    raw = os.environ.get(name)
-    return [item.strip() for item in raw.split(",") if item.strip()] if raw else None
+    """Build the scrubber the writer would build (same environment), with the flags winning."""
+    key = os.environ.get("HANDOFF_SCRUB_KEY") or secrets.token_bytes(32)  # a key of its own: no warning
+    entity_list = entities.split(",") if entities else None
+    return scrubber_cls.from_env(key, entities=entity_list, allow=allow, spacy_model=spacy_model, score_threshold=threshold)
 
 
 def _finding_line(text: str, finding) -> str:

@@ -316,14 +316,17 @@ def test_missing_spacy_model_raises_scrub_error_instead_of_downloading():
 
 
 def test_from_env_reads_key_entities_and_allow_list(monkeypatch):
-    """HANDOFF_SCRUB_KEY, HANDOFF_SCRUB_ENTITIES and HANDOFF_SCRUB_ALLOW configure the writer's scrubber; a given key wins."""
+    """HANDOFF_SCRUB_KEY, HANDOFF_SCRUB_ENTITIES and HANDOFF_SCRUB_ALLOW (commas inside {m,n} stay in the regex)
+    configure the writer's scrubber; a key given in code wins."""
     monkeypatch.setenv("HANDOFF_SCRUB_KEY", KEY)
     monkeypatch.setenv("HANDOFF_SCRUB_ENTITIES", "EMAIL_ADDRESS, PHONE_NUMBER")
-    monkeypatch.setenv("HANDOFF_SCRUB_ALLOW", r"noreply@contoso-freight\.co\.uk")
+    monkeypatch.setenv("HANDOFF_SCRUB_ALLOW", r"noreply@contoso-freight\.co\.uk, ops\d{1,3}@fabrikam\.de")
     scrubber = Scrubber.from_env()
     assert scrubber.entities == ("EMAIL_ADDRESS", "PHONE_NUMBER")
-    text = "from noreply@contoso-freight.co.uk to li.chen@fabrikam.de, password=hunter2xyz"
-    assert scrubber.scrub_text(text) == f"from noreply@contoso-freight.co.uk to {token('EMAIL_ADDRESS', 'li.chen@fabrikam.de')}, password=hunter2xyz"
+    text = "from noreply@contoso-freight.co.uk and ops42@fabrikam.de to li.chen@fabrikam.de, password=hunter2xyz"
+    assert scrubber.scrub_text(text) == (
+        f"from noreply@contoso-freight.co.uk and ops42@fabrikam.de to {token('EMAIL_ADDRESS', 'li.chen@fabrikam.de')}, password=hunter2xyz"
+    )
     assert Scrubber.from_env(key="configured").scrub_text("li.chen@fabrikam.de") == token("EMAIL_ADDRESS", "li.chen@fabrikam.de", "configured")
 
 
