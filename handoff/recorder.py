@@ -80,9 +80,8 @@ def _register_metrics_once() -> None:
 def _build_scrubber(settings: Settings) -> Any:
     from handoff.scrub import Scrubber
 
-    if settings.scrub_key is not None:
-        return Scrubber(settings.scrub_key)
-    return Scrubber.from_env()
+    # The environment still supplies entities, allow-list and spaCy model when a key is configured.
+    return Scrubber.from_env(key=settings.scrub_key)
 
 
 def _digest_function(key: str | bytes | None) -> tuple[Callable[[bytes], str], str]:
