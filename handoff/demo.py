@@ -9,6 +9,7 @@ per 7.2(b)": the pricer then applies the 9.1% surcharge to the full subtotal.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -221,7 +222,9 @@ def run_demo(store: str | None = None, *, extra_affected: int = 1) -> dict[str, 
     so a blast-radius search from INV-88214 has something to find.
     """
     if store is not None:
-        handoff.configure(store=store)
+        # A fixed pseudonym key keeps the demo's scrubbed content stable across runs (and quiet);
+        # real deployments set HANDOFF_SCRUB_KEY.
+        handoff.configure(store=store, scrub_key=os.environ.get("HANDOFF_SCRUB_KEY") or "handoff-demo")
     runs = {}
     affected = [Invoice(f"INV-8819{i}", 120 + 20 * i, Decimal("54000.00") + 1000 * i, Decimal("9.5"), Decimal("9.1"), "Northwind Freight") for i in range(extra_affected)]
     for inv in (*CLEAN, *affected, REFERENCE):
