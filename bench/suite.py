@@ -227,6 +227,7 @@ TASKS: list[Task] = [
          expects=[("retention.apply_365d_vs_36d", _RETENTION, "`retention apply`, one expiring day, 365-day store", "s", ("ratio", "<=", 2.0))]),
     Task("storage", _STORAGE, "storage", plan_key="queries", expects=[
         ("storage.digest_bytes_per_handoff", _STORAGE, "digest bytes per handoff", "B", ("value", "<=", 150)),
+        ("storage.digest_bytes_per_handoff_real_writer", _STORAGE, "digest bytes per handoff, real writer, realistic corpus", "B", ("value", "<=", 150)),
         ("storage.content_fraction", _STORAGE, "stored content / raw bytes", "ratio", ("value", "<=", 0.3)),
     ]),
     Task("peer", _PEER, "peer", expects=[
