@@ -14,7 +14,6 @@ import pathlib
 import random
 import sqlite3
 import statistics
-import subprocess
 import time
 from typing import Any
 
