@@ -127,7 +127,49 @@ def measure(runs: int = 125_000, days: int = 90, json_files: int = 100_000, look
         lookup["details"] = _partition_diagnosis(store, sample)
     figures = [lookup]
     figures.append(_cli_show(store, json_tree, json_count, sample[0], run_list, repeats, scale))
+    figures += _library_investigate(store, run_list, repeats, scale)
     figures += _investigate(store, run_list, repeats, scale)
+    return figures
+
+
+def _timed(call, repeats: int) -> tuple[float, Any]:
+    times, result = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def _library_investigate(store: pathlib.Path, run_list: list[dict], repeats: int, scale: str) -> list[dict[str, Any]]:
+    """Time ``find_alerts`` and ``blast_radius`` on an open connection (query time, no process start)."""
+    from datetime import timedelta
+
+    from handoff.queries.db import connect
+
+    faulty, _clean = _fault_runs(run_list)
+    figures = []
+    try:
+        from handoff.queries.blast import blast_radius
+
+        con = connect(str(store))
+        seconds, (_signature, matches) = _timed(lambda: blast_radius(con, faulty, "hf-3", since=timedelta(days=365)), repeats)
+        figures.append(figure("queries.blast_radius_query_s", SECTION, "blast radius query time over the whole window (library)",
+                              seconds, "s", target=("value", "<", 1.0),
+                              note=f"{scale}; median of {repeats} on an open connection; {len(matches):,} matches"))
+    except Exception as exc:  # noqa: BLE001 - another engineer's module may be mid-change
+        figures.append(not_measured("queries.blast_radius_query_s", SECTION, "blast radius query time over the whole window (library)",
+                                    "s", f"handoff.queries.blast.blast_radius failed: {type(exc).__name__}: {exc}", ("value", "<", 1.0)))
+    try:
+        from handoff.queries.alerts import find_alerts
+
+        con = connect(str(store))
+        seconds, alerts = _timed(lambda: find_alerts(con, since=timedelta(hours=24)), repeats)
+        figures.append(figure("queries.alerts_24h_query_s", SECTION, "alerts query time, last 24 h (library)", seconds, "s",
+                              note=f"{scale}; median of {repeats} on an open connection; {len(alerts):,} alerts; no target in the issue"))
+    except Exception as exc:  # noqa: BLE001
+        figures.append(not_measured("queries.alerts_24h_query_s", SECTION, "alerts query time, last 24 h (library)", "s",
+                                    f"handoff.queries.alerts.find_alerts failed: {type(exc).__name__}: {exc}"))
     return figures
 
 

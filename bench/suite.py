@@ -219,6 +219,8 @@ TASKS: list[Task] = [
     Task("queries", _QUERIES, "queries", expects=[
         ("queries.runs_show_query_ms", _QUERIES, "`runs show` query time (library, open connection)", "ms", ("value", "<=", 30)),
         ("queries.runs_show_cli_s", _QUERIES, "`handoff runs show` CLI wall time, cold process", "s", ("value", "<", 0.6)),
+        ("queries.blast_radius_query_s", _QUERIES, "blast radius query time over the whole window (library)", "s", ("value", "<", 1.0)),
+        ("queries.alerts_24h_query_s", _QUERIES, "alerts query time, last 24 h (library)", "s", None),
         ("queries.alerts_24h_s", _QUERIES, "`handoff alerts --since 24h` CLI wall time", "s", None),
         ("queries.blast_radius_s", _QUERIES, "`handoff blast-radius` over the whole window, CLI wall time", "s", ("value", "<", 1.0)),
         ("queries.diff_runs_s", _QUERIES, "`handoff diff --runs` CLI wall time", "s", None),
