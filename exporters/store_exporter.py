@@ -10,6 +10,7 @@ same keys, same bytes.
 from __future__ import annotations
 
 import contextvars
+import functools
 import hashlib
 import json
 import logging
@@ -40,12 +41,24 @@ class PendingObject:
     data: bytes
 
 
-def _load_constraints() -> tuple[Callable[[str], list[str]] | None, int | None]:
-    try:
-        from handoff.constraints import CONSTRAINTS_VERSION, extract_constraints
-    except ImportError:
-        return None, None
-    return extract_constraints, CONSTRAINTS_VERSION
+def paragraph_tokens(cache_entries: int = 2048) -> Callable[[str], list[str]]:
+    """Return a function giving a text's constraint tokens as the union over its paragraphs.
+
+    Prompts repeat whole paragraphs across handoffs and runs (system prompts, instructions,
+    boilerplate), so each distinct paragraph is extracted once and remembered (LRU). No
+    constraint spans a blank line, so the union equals extracting the whole text.
+    """
+    from handoff.constraints import extract_constraints
+
+    cached = functools.lru_cache(maxsize=cache_entries)(lambda paragraph: tuple(extract_constraints(paragraph)))
+
+    def tokens(text: str) -> list[str]:
+        found: set[str] = set()
+        for paragraph in text.split("\n\n"):
+            found.update(cached(paragraph))
+        return sorted(found)
+
+    return tokens
 
 
 def _ts_us(ts_ns: int | None) -> int | None:
@@ -77,7 +90,10 @@ class StoreExporter(RecordExporter):
         self.inline_limit_bytes = inline_limit_bytes
         self._n = 0
         self._pool = None
-        self._extract, self._constraints_version = _load_constraints()
+        from handoff.constraints import CONSTRAINTS_VERSION
+
+        self._extract = paragraph_tokens()
+        self._constraints_version = CONSTRAINTS_VERSION
 
     # -- prepare -------------------------------------------------------------------------
 
@@ -140,7 +156,7 @@ class StoreExporter(RecordExporter):
             return WITHHELD, "withheld"
 
     def _constraints(self, stored: bytes | None, status: str) -> list[str]:
-        if self._extract is None or stored is None or status == "withheld":
+        if stored is None or status == "withheld":
             return []
         return self._extract(stored.decode("utf-8", errors="replace"))
 
