@@ -27,13 +27,13 @@ Expected = tuple[str, str, str, str, "tuple[str, str, float] | None"]  # id, sec
 #: Sizes per mode. ``tiny`` exists for the smoke test only.
 PLANS: dict[str, dict[str, dict[str, Any]]] = {
     "full": {
-        "hot_path": {"calls": 2000, "rounds": 5},
+        "hot_path": {"calls": 500, "rounds": 20},
         "hot_path_profile": {"calls": 2000},
         "ingest_off": {"handoffs": 5000, "timeout_s": 240, "profile": True},
         "ingest_on": {"handoffs": 2000, "timeout_s": 240},
         "scrub_throughput": {"corpus_mb": 4.0, "stock_mb": 0.25},
         "queries": {"runs": 125_000, "days": 90, "json_files": 100_000, "lookups": 30, "repeats": 5},
-        "peer": {"calls": 2000, "rounds": 5},
+        "peer": {"calls": 500, "rounds": 20},
         "peer_throughput": {"calls": 2000},
         "external": {},
         "retention_cost": {},
@@ -41,7 +41,7 @@ PLANS: dict[str, dict[str, dict[str, Any]]] = {
         "s3_ingest": {"n": 2000},
     },
     "quick": {
-        "hot_path": {"calls": 400, "rounds": 3},
+        "hot_path": {"calls": 200, "rounds": 6},
         "ingest_off": {"handoffs": 160, "timeout_s": 40},
         "ingest_on": {"handoffs": 80, "timeout_s": 40},
         "scrub_throughput": {"corpus_mb": 0.5, "stock_mb": 0.05},

@@ -30,14 +30,24 @@ def sample_calls(fn: Callable[[Any], Any], arg: Any, n: int) -> list[float]:
     return samples
 
 
-def interleaved(samplers: dict[str, Callable[[Any, int], list[float]]], arg: Any, n: int, rounds: int) -> dict[str, dict[str, float]]:
+def interleaved(
+    samplers: dict[str, Callable[[Any, int], list[float]]],
+    arg: Any,
+    n: int,
+    rounds: int,
+    settle: Callable[[], Any] | None = None,
+) -> dict[str, dict[str, float]]:
     """Run each sampler (``sampler(arg, n)`` -> per-call µs) for ``rounds`` alternating rounds.
 
-    Returns ``{name: {"median_us": ..., "p99_us": ...}}``, each the median over rounds.
+    ``settle`` runs before every round (e.g. drain a background writer, so one candidate's
+    leftover work does not slow the next one down). Returns ``{name: {"median_us": ...,
+    "p99_us": ...}}``, each the median over rounds.
     """
     per_round: dict[str, list[tuple[float, float]]] = {name: [] for name in samplers}
     for _ in range(rounds):
         for name, sampler in samplers.items():
+            if settle is not None:
+                settle()
             gc.collect()
             samples = sampler(arg, n)
             per_round[name].append((statistics.median(samples), percentile(samples, 0.99)))
