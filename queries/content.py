@@ -5,7 +5,8 @@ from __future__ import annotations
 import pyarrow.compute as pc
 
 from handoff.errors import ContentGone, HandoffNotFound, RunNotFound
-from handoff.queries.db import query
+from handoff.queries.db import deduped_sql, query
+from handoff.queries.runs import run_window
 from handoff.store.base import ObjectStore
 from handoff.store.blobs import get_blob
 from handoff.store.layout import parse_ref
@@ -31,9 +32,15 @@ def fetch_ref(store: ObjectStore, ref: str) -> bytes:
 
 def fetch_content(store: ObjectStore, con, run_id: str, handoff_id: str, side: str) -> bytes:
     """Return the stored input (``side="in"``) or output (``"out"``) of one handoff."""
-    rows = query(con, "SELECT input_ref, output_ref, tier FROM handoffs WHERE run_id = ? AND handoff_id = ?", [run_id, handoff_id])
+    window, window_params = run_window(run_id, None)
+    where = f"run_id = ? AND {window}"
+    rows = query(
+        con,
+        f"SELECT input_ref, output_ref, tier FROM ({deduped_sql('handoffs', where + ' AND handoff_id = ?')})",
+        [run_id, *window_params, handoff_id],
+    )
     if not rows:
-        if not query(con, "SELECT 1 FROM handoffs WHERE run_id = ? LIMIT 1", [run_id]):
+        if not query(con, f"SELECT 1 FROM raw_handoffs WHERE {where} LIMIT 1", [run_id, *window_params]):
             raise RunNotFound(run_id)
         raise HandoffNotFound(run_id, handoff_id)
     ref = rows[0]["input_ref" if side == "in" else "output_ref"]

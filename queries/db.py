@@ -36,7 +36,8 @@ def _source_sql(con: duckdb.DuckDBPyConnection, store: ObjectStore, table: str) 
             con.register(f"_empty_{table}", _empty(table))
             return f"_empty_{table}"
         path = f"{base}/dt=*/*.parquet".replace("'", "''")
-        return f"read_parquet('{path}', hive_partitioning = true, hive_types = {{'dt': DATE}}, union_by_name = true)"
+        # No union_by_name: reading every file's schema up front costs more than the query on a large store.
+        return f"read_parquet('{path}', hive_partitioning = true, hive_types = {{'dt': DATE}})"
     import pyarrow.dataset as ds
 
     filesystem, root = store.arrow_filesystem()
@@ -53,6 +54,20 @@ def _source_sql(con: duckdb.DuckDBPyConnection, store: ObjectStore, table: str) 
         return f"_empty_{table}"
     con.register(f"_arrow_{table}", dataset)
     return f"_arrow_{table}"
+
+
+def deduped_sql(table: str, where: str) -> str:
+    """Return SQL selecting ``table``'s rows matching ``where``, deduplicated like its view.
+
+    The filter runs on the raw files before deduplication, so DuckDB can prune partitions and
+    row groups (files are sorted by run id): a lookup by run id reads a few row groups instead
+    of deduplicating the whole table first.
+    """
+    keys = ", ".join(f'"{key}"' for key in PRIMARY_KEYS[table])
+    return (
+        f"SELECT * FROM raw_{table} WHERE {where} "
+        f"QUALIFY row_number() OVER (PARTITION BY {keys} ORDER BY {dedup_order(table)}) = 1"
+    )
 
 
 def create_views(con: duckdb.DuckDBPyConnection, store: ObjectStore) -> None:

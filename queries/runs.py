@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
 import duckdb
 
 from handoff.errors import RunNotFound
-from handoff.queries.db import query
+from ulid import ULID
+
+from handoff.ids import RUN_PREFIX
+from handoff.queries.db import deduped_sql, query
 
 _HANDOFF_COLUMNS = """
     run_id, handoff_id, seq, from_step, to_step, kind, parent_handoff_id, fan_in, ts, duration_ms,
@@ -74,13 +77,42 @@ def _tidy_run(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
+def minted_day(run_id: str) -> date | None:
+    """Return the UTC day a run id was minted (its ULID timestamp), or ``None`` if it is not a ULID."""
+    try:
+        return ULID.from_str(run_id.removeprefix(RUN_PREFIX)).datetime.date()
+    except (ValueError, TypeError):
+        return None
+
+
+def run_window(run_id: str, header: dict[str, Any] | None) -> tuple[str, list[Any]]:
+    """Return the partition filter for a run's handoffs: from the day it started to the day it ended.
+
+    A day of slack on each side covers clock skew between processes that joined the run; a run
+    with no recorded end (still running, or crashed) is searched from its start onwards.
+    """
+    start = minted_day(run_id) or (header["start_ts"].date() if header else None)
+    if start is None:
+        return "TRUE", []
+    if header and header.get("end_ts") is not None:
+        return "dt BETWEEN ? AND ?", [start - timedelta(days=1), header["end_ts"].date() + timedelta(days=1)]
+    return "dt >= ?", [start - timedelta(days=1)]
+
+
 def get_run(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
-    """Return one run: its header and its handoffs in seq order; raise ``RunNotFound``."""
-    handoffs = query(con, f"SELECT {_HANDOFF_COLUMNS} FROM handoffs WHERE run_id = ? ORDER BY seq, handoff_id", [run_id])
-    headers = query(
+    """Return one run: its header and its handoffs in seq order; raise ``RunNotFound``.
+
+    Lookups prune by day (the run id's ULID says when the run started) and by the row-group
+    statistics of files sorted by run id, so reading one run does not scan the store.
+    """
+    day = minted_day(run_id)
+    run_where, run_params = ("run_id = ? AND dt BETWEEN ? AND ?", [run_id, day - timedelta(days=1), day + timedelta(days=1)]) if day else ("run_id = ?", [run_id])
+    headers = query(con, f"SELECT name, start_ts, end_ts, status, attributes FROM ({deduped_sql('runs', run_where)})", run_params)
+    window, window_params = run_window(run_id, headers[0] if headers else None)
+    handoffs = query(
         con,
-        "SELECT name, start_ts, end_ts, status, attributes FROM runs WHERE run_id = ?",
-        [run_id],
+        f"SELECT {_HANDOFF_COLUMNS} FROM ({deduped_sql('handoffs', 'run_id = ? AND ' + window)}) ORDER BY seq, handoff_id",
+        [run_id, *window_params],
     )
     if not handoffs and not headers:
         raise RunNotFound(run_id)
