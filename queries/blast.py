@@ -20,7 +20,8 @@ from typing import Any
 import duckdb
 
 from handoff.errors import HandoffNotFound, RunNotFound
-from handoff.queries.db import query
+from handoff.queries.db import deduped_sql, query
+from handoff.queries.runs import run_window
 from handoff.queries.edges import edges_since_sql, handoffs_since_sql, lost_in_step_sql, partition_floor
 
 #: Attributes a signature can also require to be equal: option name -> handoffs column.
@@ -49,14 +50,15 @@ class Match:
 
 
 def _seed(con: duckdb.DuckDBPyConnection, run_id: str, handoff_id: str) -> dict[str, Any]:
+    window, window_params = run_window(run_id, None)
     rows = query(
         con,
-        f"SELECT *, {lost_in_step_sql()} AS step_lost FROM handoffs WHERE run_id = ? AND handoff_id = ?",
-        [run_id, handoff_id],
+        f"SELECT *, {lost_in_step_sql()} AS step_lost FROM ({deduped_sql('handoffs', 'run_id = ? AND handoff_id = ? AND ' + window)})",
+        [run_id, handoff_id, *window_params],
     )
     if rows:
         return rows[0]
-    if not query(con, "SELECT 1 FROM handoffs WHERE run_id = ? LIMIT 1", [run_id]):
+    if not query(con, f"SELECT 1 FROM raw_handoffs WHERE run_id = ? AND {window} LIMIT 1", [run_id, *window_params]):
         raise RunNotFound(run_id)
     raise HandoffNotFound(run_id, handoff_id)
 
@@ -100,7 +102,9 @@ def derive_signature(
 def _match_sql(signature: Signature) -> tuple[str, str, str]:
     """``(relation, upstream column, downstream column)`` for a signature's scope (one ``?``: the first day)."""
     if signature.scope == "step":
-        return handoffs_since_sql(), "input_constraints", "output_constraints"
+        # Matches are selected DISTINCT on (run, handoff, ts), which copies of one row share, so the
+        # raw rows can be filtered directly instead of deduplicating the whole window first.
+        return "(SELECT * FROM raw_handoffs WHERE dt >= ?)", "input_constraints", "output_constraints"
     return edges_since_sql(), "upstream", "downstream"
 
 
