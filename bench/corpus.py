@@ -146,5 +146,15 @@ def agent_prompts(count: int, size_bytes: int = 10_240, seed: int = 8) -> list[s
 
 
 def payload(size_bytes: int, seed: int = 3) -> str:
-    """Return one prompt of exactly ``size_bytes`` (the hot-path payload at 1 KB, 10 KB, 340 KB)."""
+    """Return one prompt of exactly ``size_bytes``."""
     return render_prompt(random.Random(seed), "validate", size_bytes)
+
+
+def payloads(size_bytes: int, count: int, seed: int = 3) -> list[str]:
+    """Return ``count`` distinct prompts of exactly ``size_bytes`` (the hot-path payloads at 1 KB, 10 KB, 340 KB).
+
+    Payloads shorter than the system prompt are the tail of a longer prompt (its line items), so they stay distinct.
+    """
+    if size_bytes > len(SYSTEM_PROMPT) + 1024:
+        return agent_prompts(count, size_bytes, seed)
+    return [text[-size_bytes:] for text in agent_prompts(count, len(SYSTEM_PROMPT) + 2048, seed)]

@@ -1,7 +1,9 @@
 """Figure 1: what one decorated call costs the application, against a bare OpenTelemetry span.
 
 The baseline is what a user would otherwise pay: an OpenTelemetry SDK span through a
-``BatchSpanProcessor`` (no-op exporter) plus one SHA-256 of the same bytes. Ours is a
+``BatchSpanProcessor`` (no-op exporter) plus one SHA-256 of the same bytes. Both get the same
+sequence of distinct prompts from :mod:`bench.corpus` (templates repeat, line items do not),
+so the background writer does its real work, not cache hits. Ours is a
 ``@handoff.step`` call inside a run of eight handoffs, on its own SDK provider with the same
 processor, writing to a local store in the background (scrubbing off: it runs on the writer
 thread and is measured under ingest). Both run in this process in alternating rounds. The
@@ -18,9 +20,9 @@ import tempfile
 import time
 from typing import Any, Callable
 
-from bench.corpus import payload
+from bench.corpus import payloads
 from bench.results import figure
-from bench.timing import interleaved, sample_calls
+from bench.timing import cycling, interleaved, sample_calls
 
 SECTION = "1. Hot path"
 REPLY = "{" + '"subtotal": "155660.00", "surcharge": "14165.06", "total": "169825.06", "note": "' + "ok " * 60 + '"}'
@@ -49,7 +51,7 @@ def baseline_sampler() -> Callable[[str, int], list[float]]:
             hashlib.sha256(text.encode("utf-8")).hexdigest()
             return REPLY
 
-    return lambda text, n: sample_calls(call, text, n)
+    return cycling(call)
 
 
 def handoff_sampler(store: str, writer_paused: bool = False) -> Callable[[str, int], list[float]]:
@@ -68,11 +70,14 @@ def handoff_sampler(store: str, writer_paused: bool = False) -> Callable[[str, i
     def price(text: str) -> str:
         return REPLY
 
-    def sample(text: str, n: int) -> list[float]:
+    position = [0]
+
+    def sample(texts: str | list[str], n: int) -> list[float]:
         samples: list[float] = []
         while len(samples) < n:
             with handoff.run("bench"):
-                samples += sample_calls(price, text, min(STEPS_PER_RUN, n - len(samples)))
+                samples += sample_calls(price, texts, min(STEPS_PER_RUN, n - len(samples)), position[0] + len(samples))
+        position[0] += n
         return samples
 
     sample.step = price  # type: ignore[attr-defined]
@@ -86,7 +91,7 @@ def _drain() -> None:
     handoff.flush(60)
 
 
-def profile_top(store: str, text: str, calls: int, top: int = 12) -> list[str]:
+def profile_top(store: str, text: str | list[str], calls: int, top: int = 12) -> list[str]:
     """Profile ``calls`` decorated calls (writer paused) and return the top functions by own time, one line each."""
     sampler = handoff_sampler(store, writer_paused=True)
     profiler = cProfile.Profile()
@@ -113,8 +118,8 @@ def measure(sizes_kb: tuple[int, ...] = (1, 10, 340), calls: int = 2000, rounds:
     ours = handoff_sampler(str(work / "store")) if sizes_kb else None
     figures = []
     for size in sizes_kb:
-        text = payload(size * 1024)
         n, size_rounds = (calls, rounds) if size <= 10 else (max(10, calls // 25), max(3, rounds // 4))
+        text = payloads(size * 1024, min(n * size_rounds, 2000))
         result = interleaved({"baseline": baseline, "ours": ours}, text, n, size_rounds, settle=_drain)
         figures.append(figure(
             f"hot_path.median_{size}kb", SECTION, f"median per call, {size} KB input", result["ours"]["median_us"], "µs",
@@ -133,7 +138,7 @@ def measure(sizes_kb: tuple[int, ...] = (1, 10, 340), calls: int = 2000, rounds:
 def profile(calls: int = 2000) -> list[str]:
     """Profile ``calls`` decorated calls at 10 KB in a fresh recorder; return the report lines."""
     work = pathlib.Path(tempfile.mkdtemp(prefix="bench-profile-"))
-    top = profile_top(str(work / "store"), payload(10 * 1024), calls)
+    top = profile_top(str(work / "store"), payloads(10 * 1024, min(calls, 2000)), calls)
     return [f"cProfile of {calls} decorated calls at 10 KB (runs of {STEPS_PER_RUN}, background writer paused so only the "
             "application thread's own work shows; times are inflated by the profiler), top functions by own time:", *top]
 
@@ -143,7 +148,7 @@ def measure_paused(calls: int = 2000, rounds: int = 5) -> list[dict[str, Any]]:
     work = pathlib.Path(tempfile.mkdtemp(prefix="bench-paused-"))
     baseline = baseline_sampler()
     paused = handoff_sampler(str(work / "store"), writer_paused=True)
-    result = interleaved({"baseline": baseline, "paused": paused}, payload(10 * 1024), calls, rounds)
+    result = interleaved({"baseline": baseline, "paused": paused}, payloads(10 * 1024, min(calls * rounds, 2000)), calls, rounds)
     return [figure(
         "hot_path.median_10kb_writer_paused", SECTION, "median per call, 10 KB input, background writer paused",
         result["paused"]["median_us"], "µs", baseline=result["baseline"]["median_us"], baseline_name="OTel SDK span + SHA-256",
@@ -172,7 +177,7 @@ def _store_down_figure(work: pathlib.Path, baseline, calls: int, rounds: int) ->
     blocker = work / "not-a-directory"
     blocker.write_text("a regular file where the store directory should be\n")
     down = handoff_sampler(str(blocker / "store"))
-    text = payload(10 * 1024)
+    text = payloads(10 * 1024, min(calls * rounds, 2000))
     before = _wait_until_down(down, text)
     result = interleaved({"baseline": baseline, "down": down}, text, calls, rounds, settle=_drain)
     handoff.flush(5)

@@ -19,7 +19,7 @@ from typing import Any, Callable
 from bench.corpus import agent_prompts
 from bench.hot_path import _sdk_provider, handoff_sampler
 from bench.results import figure, not_measured
-from bench.timing import interleaved, rate, sample_calls
+from bench.timing import cycling, interleaved, rate
 
 SECTION = "6. Against a peer"
 QUEUE = 1024
@@ -45,7 +45,7 @@ def peer_sampler(directory: pathlib.Path, reply: str) -> tuple[Callable[[str, in
             invocation.output_messages = [OutputMessage(role="assistant", parts=[TextPart(content=reply)], finish_reason="stop")]
         return reply
 
-    return (lambda prompt, n: sample_calls(call, prompt, n)), hook
+    return cycling(call), hook
 
 
 def _peer_throughput(directory: pathlib.Path, prompts: list[str], reply: str) -> tuple[float, int, int]:
@@ -89,12 +89,12 @@ def measure(calls: int = 2000, rounds: int = 5) -> list[dict[str, Any]]:
     if why:
         return [not_measured("peer.per_call_10kb", SECTION, "median per call vs the peer, 10 KB prompt", "µs", why, ("ratio", "<=", 1.0))]
     work = pathlib.Path(tempfile.mkdtemp(prefix="bench-peer-"))
-    prompt = agent_prompts(2)[1]
+    prompt = agent_prompts(min(calls * rounds, 2000))
     reply = agent_prompts(1, size_bytes=1024, seed=5)[0]
     (work / "peer").mkdir()
     peer, _hook = peer_sampler(work / "peer", reply)
     ours = handoff_sampler(str(work / "ours"))
-    result = interleaved({"peer": peer, "ours": ours}, prompt, calls, rounds)
+    result = interleaved({"peer": peer, "ours": ours}, prompt, calls, rounds)  # the same prompts, in the same order
     return [figure(
         "peer.per_call_10kb", SECTION, "median per call vs the peer, 10 KB prompt", result["ours"]["median_us"], "µs",
         baseline=result["peer"]["median_us"], baseline_name="opentelemetry-util-genai + fsspec upload hook",

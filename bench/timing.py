@@ -19,15 +19,32 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[index]
 
 
-def sample_calls(fn: Callable[[Any], Any], arg: Any, n: int) -> list[float]:
-    """Call ``fn(arg)`` ``n`` times; return each call's wall time in microseconds."""
+def sample_calls(fn: Callable[[Any], Any], arg: Any, n: int, start: int = 0) -> list[float]:
+    """Call ``fn`` ``n`` times; return each call's wall time in microseconds.
+
+    ``arg`` is the argument, or a list of arguments used in turn from index ``start``.
+    """
+    items = arg if isinstance(arg, list) else [arg]
     clock = time.perf_counter_ns
     samples = []
-    for _ in range(n):
-        start = clock()
-        fn(arg)
-        samples.append((clock() - start) / 1000)
+    for i in range(start, start + n):
+        item = items[i % len(items)]
+        begin = clock()
+        fn(item)
+        samples.append((clock() - begin) / 1000)
     return samples
+
+
+def cycling(fn: Callable[[Any], Any]) -> Callable[[Any, int], list[float]]:
+    """Return a sampler over ``fn`` that continues through an argument list where its last round stopped."""
+    position = [0]
+
+    def sample(arg: Any, n: int) -> list[float]:
+        samples = sample_calls(fn, arg, n, position[0])
+        position[0] += n
+        return samples
+
+    return sample
 
 
 def interleaved(
