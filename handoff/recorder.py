@@ -84,11 +84,24 @@ def _build_scrubber(settings: Settings) -> Any:
     return Scrubber.from_env(key=settings.scrub_key)
 
 
+# hashlib releases the GIL for updates of 2048 bytes or more. On the hot path that hands the GIL
+# to the background writer mid-call, and getting it back costs the caller far more than the hash
+# (about 20 µs per 10 KB call, measured): feed the hash in smaller pieces so the caller keeps it.
+_GIL_KEEPING_CHUNK = 2047
+
+
+def _hexdigest(hasher: Any, data: bytes) -> str:
+    view = memoryview(data)
+    for start in range(0, len(view), _GIL_KEEPING_CHUNK):
+        hasher.update(view[start : start + _GIL_KEEPING_CHUNK])
+    return hasher.hexdigest()
+
+
 def _digest_function(key: str | bytes | None) -> tuple[Callable[[bytes], str], str]:
     if key is None:
-        return (lambda data: hashlib.sha256(data).hexdigest()), "sha256"
+        return (lambda data: _hexdigest(hashlib.sha256(), data)), "sha256"
     raw_key = key.encode("utf-8") if isinstance(key, str) else key
-    return (lambda data: hmac.new(raw_key, data, hashlib.sha256).hexdigest()), "hmac-sha256"
+    return (lambda data: _hexdigest(hmac.new(raw_key, digestmod=hashlib.sha256), data)), "hmac-sha256"
 
 
 class Recorder:
