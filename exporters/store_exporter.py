@@ -10,7 +10,6 @@ same keys, same bytes.
 from __future__ import annotations
 
 import contextvars
-import functools
 import hashlib
 import json
 import logging
@@ -41,24 +40,17 @@ class PendingObject:
     data: bytes
 
 
-def paragraph_tokens(cache_entries: int = 2048) -> Callable[[str], list[str]]:
-    """Return a function giving a text's constraint tokens as the union over its paragraphs.
+def paragraph_tokens() -> Callable[[str], list[str]]:
+    """Return the function giving a stored text's constraint tokens: :func:`extract_constraints`.
 
-    Prompts repeat whole paragraphs across handoffs and runs (system prompts, instructions,
-    boilerplate), so each distinct paragraph is extracted once and remembered (LRU). No
-    constraint spans a blank line, so the union equals extracting the whole text.
+    Prompts repeat lines, paragraphs and table cells across handoffs and runs; extraction itself
+    remembers each distinct piece a text can be cut into without changing its tokens (a bounded
+    cache shared by threads), so the writer gets exactly the whole text's tokens at the cost of
+    its new pieces only.
     """
     from handoff.constraints import extract_constraints
 
-    cached = functools.lru_cache(maxsize=cache_entries)(lambda paragraph: tuple(extract_constraints(paragraph)))
-
-    def tokens(text: str) -> list[str]:
-        found: set[str] = set()
-        for paragraph in text.split("\n\n"):
-            found.update(cached(paragraph))
-        return sorted(found)
-
-    return tokens
+    return extract_constraints
 
 
 def _ts_us(ts_ns: int | None) -> int | None:

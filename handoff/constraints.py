@@ -21,7 +21,9 @@ Tokens change meaning only with :data:`CONSTRAINTS_VERSION`, which the writer st
 from __future__ import annotations
 
 import heapq
+import itertools
 import re
+import threading
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -533,16 +535,17 @@ class _View:
         return self.shifts[bisect_right(self.starts, pos) - 1]
 
 
-def _atoms(text: str, low: str) -> tuple[list[Constraint], bytearray]:
+def _atoms(text: str, low: str, whole: bool = False) -> tuple[list[Constraint], bytearray]:
     """Atomic constraints in text order, and a map of the characters they cover.
 
-    Each span goes to the first extractor (in priority order) that matches it.
+    Each span goes to the first extractor (in priority order) that matches it. With ``whole``
+    every extractor scans the whole text instead of its gate's windows.
     """
     taken = bytearray(len(text))
     found: list[Constraint] = []
     views: dict[_Gate | None, _View] = {}
     for pattern, build, gate in _EXTRACTORS:
-        view = views.get(gate) or views.setdefault(gate, _View(text, _spans(text, low, gate)))
+        view = views.get(gate) or views.setdefault(gate, _View(text, _spans(text, low, None if whole else gate)))
         for m in pattern.finditer(view.text):
             shift = view.shift(m.start())
             if taken.find(1, m.start() + shift, m.end() + shift) == -1:
@@ -675,18 +678,179 @@ def find_constraints(text: str) -> list[Constraint]:
     Atomic constraints never overlap one another; negation and qualifier phrases may contain
     them. The same text always gives the same list.
     """
+    return _find(text, whole=False)
+
+
+def _find(text: str, whole: bool) -> list[Constraint]:
     low = _fold(text)
-    atoms, taken = _atoms(text, low)
+    atoms, taken = _atoms(text, low, whole)
     found = atoms + list(_phrases(text, low, atoms, taken))
     found.sort(key=lambda c: (c.start, c.end))
     return found
 
 
-def extract_constraints(text: str | bytes) -> list[str]:
-    """The sorted, de-duplicated constraint tokens of ``text``; bytes are decoded as UTF-8 (errors replaced)."""
+def extract_constraints(text: str | bytes, *, cache: bool = True) -> list[str]:
+    """The sorted, de-duplicated constraint tokens of ``text``; bytes are decoded as UTF-8 (errors replaced).
+
+    With ``cache`` (the default) the text is cut into pieces no constraint can cross (see
+    :data:`_SEPARATOR`) and each distinct piece is extracted once and remembered, which is what
+    keeps the writer fast on prompts that repeat lines and table cells; ``cache=False`` extracts
+    the whole text in one pass, the reference the cached path is tested against.
+    """
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
-    return sorted({c.token for c in find_constraints(text)})
+    if not cache:
+        return sorted({c.token for c in find_constraints(text)})
+    return _PIECES.tokens(text)
+
+
+# Where a text can be cut without changing its tokens. A piece keeps the separator on each side
+# as context (lookbehinds, list markers and lookaheads see one character past an edge), and:
+# - "|" is never part of a match, a trigger or an object: a table cell is a piece;
+# - a line break is a cut when nothing can continue across it. Atoms continue only into a word
+#   character or one of ``%,&–-+*``, or, after a digit, into a unit, code, month, zone, am/pm or
+#   percent word, none of which starts with L, Q, R, V, W, X or Y. Trigger phrases ("no more
+#   than") continue only from a letter, across spaces and openers, into a letter.
+_OPENER_CLASS = "(\\[{\"“‘*_/>—–-"
+_ATOM_STOP = r"(?=\s*(?:[^\w\s%,&–+*-]|\Z))"
+_NEWLINE_CUT = re.compile(
+    rf"\n(?:(?<=[^\s\w{_OPENER_CLASS}]\n){_ATOM_STOP}"
+    r"|(?<=[0-9]\n)(?=\s*(?:[^\w\s%,&–+*-]|[LQRVWXY]|\Z))"
+    rf"|{_ATOM_STOP}(?=[\s{_OPENER_CLASS}]*(?:[^\w\s{_OPENER_CLASS}]|\d|\Z)))"
+)
+_PIECE_CACHE_ENTRIES = 65536
+_PIECE_CACHE_CHARS = 8_000_000  # all remembered pieces together, so memory stays in the tens of MB
+_PIECE_CACHE_MAX_CHARS = 16384  # longer pieces are extracted every time rather than remembered
+_FIRST = "\x00"  # key prefix of a text's first piece, which has no separator before it
+
+
+class _PieceCache:
+    """Tokens per distinct piece of text, bounded and shared by threads.
+
+    Two generations approximate LRU: hits are served from either and promoted to the young one;
+    when the young one fills, the old one is dropped. At most ``entries`` pieces and about
+    ``chars`` characters of them are kept.
+    """
+
+    def __init__(self, entries: int, chars: int) -> None:
+        self._half, self._half_chars = max(1, entries // 2), max(1, chars // 2)
+        self._young: dict[str, tuple[str, ...]] = {}
+        self._old: dict[str, tuple[str, ...]] = {}
+        self._young_chars = 0
+        self._lock = threading.Lock()
+
+    def tokens(self, text: str) -> list[str]:
+        """The tokens of ``text`` as the union over its pieces, extracting only unknown pieces."""
+        keys = _piece_keys(text)
+        missing: list[str] = []
+        with self._lock:
+            young, old = self._young, self._old
+            hits = list(map(young.get, keys))
+            if None in hits:
+                for key in itertools.compress(keys, [hit is None for hit in hits]):
+                    hit = old.get(key)
+                    if hit is None:
+                        missing.append(key)
+                    else:
+                        young[key] = hit
+                        self._young_chars += len(key)
+                        hits.append(hit)
+        if missing:
+            cells, scanned = _extract_pieces(missing)
+            hits += [*cells.values(), *scanned.values()]
+            if scanned:
+                self._remember(scanned)
+        return sorted(set(itertools.chain.from_iterable(filter(None, hits))))
+
+    def _remember(self, extracted: dict[str, tuple[str, ...]]) -> None:
+        with self._lock:
+            for key, piece_tokens in extracted.items():
+                if len(key) <= _PIECE_CACHE_MAX_CHARS:
+                    self._young[key] = piece_tokens
+                    self._young_chars += len(key)
+            if len(self._young) >= self._half or self._young_chars >= self._half_chars:
+                self._old, self._young, self._young_chars = self._young, {}, 0
+
+    def clear(self) -> None:
+        """Forget every piece."""
+        with self._lock:
+            self._young, self._old, self._young_chars = {}, {}, 0
+
+
+def _piece_keys(text: str) -> list[str]:
+    """The pieces of ``text``, each with its separators; the first one prefixed with :data:`_FIRST`.
+
+    Lines are cut where :data:`_NEWLINE_CUT` allows, then at every ``|``.
+    """
+    keys: list[str] = []
+    start = 0
+    for cut in [m.start() for m in _NEWLINE_CUT.finditer(text)] + [len(text)]:
+        line = text[start:cut + 1]  # with the line break before and after, where there are ones
+        if "|" not in line:
+            if len(line) > (start > 0) + (cut < len(text)):  # some text between the separators
+                keys.append(line if start else _FIRST + line)
+        else:
+            cells = line.split("|")
+            first, last = cells[0], cells[-1]
+            if len(first) > 1 or (start == 0 and first):
+                keys.append(first + "|" if start else _FIRST + first + "|")
+            keys += ["|" + cell + "|" for cell in cells[1:-1] if cell]
+            if last:
+                keys.append("|" + last)
+        start = cut
+    return keys
+
+
+# A table cell holding one dollar amount, maybe after a plain word: ``| unit  $1,232.63 |``.
+# Nothing in it but the amount can match (no letter group, hex run, colon, slash, code or
+# multiplier), so its only token is the amount's; a trigger word before it is left to the scan.
+_MONEY_CELL = re.compile(
+    r"[|\n][ \t]*(?:(?P<word>[a-z]+)[ \t]+)?\$(?P<num>\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?)[ \t]*[|\n]?")
+_TRIGGER_HEADS = frozenset(phrase.split()[0] for phrase in (*_QUALIFIERS, *_NEGATION_WORDS))
+
+
+def _money_cell(key: str) -> tuple[str, ...] | None:
+    """The tokens of a piece shaped like :data:`_MONEY_CELL`, or ``None`` for any other piece."""
+    m = _MONEY_CELL.fullmatch(key) if "$" in key else None
+    if m is None or m["word"] in _TRIGGER_HEADS:
+        return None
+    whole, _dot, cents = m["num"].replace(",", "").partition(".")
+    return (f"money:USD{int(whole)}.{cents:0<2}",)  # as _money_value writes it: at most two decimals
+
+
+def _extract_pieces(keys: list[str]) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """Tokens of each distinct piece: ``(cells, scanned)``, money cells read directly, the rest scanned.
+
+    Money cells are cheaper to read again than to remember; scanned pieces are worth keeping.
+    """
+    done: dict[str, tuple[str, ...]] = {}
+    rest = []
+    for key in keys:
+        if (cell := _money_cell(key)) is not None:
+            done[key] = cell
+        else:
+            rest.append(key)
+    return done, _scan_pieces(rest) if rest else {}
+
+
+def _scan_pieces(keys: list[str]) -> dict[str, tuple[str, ...]]:
+    """Tokens of pieces of any shape, found in one pass over the pieces joined by ``|``.
+
+    A first piece goes first, where it has no separator before it, as in its text.
+    """
+    unique = sorted(set(keys), key=lambda key: not key.startswith(_FIRST))
+    texts = [key[1:] if key.startswith(_FIRST) else key for key in unique]
+    starts, at = [], 0
+    for piece in texts:
+        starts.append(at)
+        at += len(piece) + 1
+    per_piece: list[set[str]] = [set() for _ in unique]
+    for constraint in _find("|".join(texts), whole=True):
+        per_piece[bisect_right(starts, constraint.start) - 1].add(constraint.token)
+    return {key: tuple(tokens) for key, tokens in zip(unique, per_piece)}
+
+
+_PIECES = _PieceCache(_PIECE_CACHE_ENTRIES, _PIECE_CACHE_CHARS)
 
 
 def lost_constraints(upstream: str, downstream: str) -> list[Constraint]:
