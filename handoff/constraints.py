@@ -535,17 +535,16 @@ class _View:
         return self.shifts[bisect_right(self.starts, pos) - 1]
 
 
-def _atoms(text: str, low: str, whole: bool = False) -> tuple[list[Constraint], bytearray]:
+def _atoms(text: str, low: str) -> tuple[list[Constraint], bytearray]:
     """Atomic constraints in text order, and a map of the characters they cover.
 
-    Each span goes to the first extractor (in priority order) that matches it. With ``whole``
-    every extractor scans the whole text instead of its gate's windows.
+    Each span goes to the first extractor (in priority order) that matches it.
     """
     taken = bytearray(len(text))
     found: list[Constraint] = []
     views: dict[_Gate | None, _View] = {}
     for pattern, build, gate in _EXTRACTORS:
-        view = views.get(gate) or views.setdefault(gate, _View(text, _spans(text, low, None if whole else gate)))
+        view = views.get(gate) or views.setdefault(gate, _View(text, _spans(text, low, gate)))
         for m in pattern.finditer(view.text):
             shift = view.shift(m.start())
             if taken.find(1, m.start() + shift, m.end() + shift) == -1:
@@ -678,12 +677,8 @@ def find_constraints(text: str) -> list[Constraint]:
     Atomic constraints never overlap one another; negation and qualifier phrases may contain
     them. The same text always gives the same list.
     """
-    return _find(text, whole=False)
-
-
-def _find(text: str, whole: bool) -> list[Constraint]:
     low = _fold(text)
-    atoms, taken = _atoms(text, low, whole)
+    atoms, taken = _atoms(text, low)
     found = atoms + list(_phrases(text, low, atoms, taken))
     found.sort(key=lambda c: (c.start, c.end))
     return found
@@ -709,12 +704,16 @@ def extract_constraints(text: str | bytes, *, cache: bool = True) -> list[str]:
 # - "|" is never part of a match, a trigger or an object: a table cell is a piece;
 # - a line break is a cut when nothing can continue across it. Atoms continue only into a word
 #   character or one of ``%,&–-+*``, or, after a digit, into a unit, code, month, zone, am/pm or
-#   percent word, none of which starts with L, Q, R, V, W, X or Y. Trigger phrases ("no more
-#   than") continue only from a letter, across spaces and openers, into a letter.
+#   percent word, none of which starts with L, Q, R, V, W, X or Y; no atom or object continues
+#   past ``]};:!?``. Trigger phrases ("no more than") continue only from a letter, across spaces
+#   and openers, into a letter.
+# Whole blocks between cuts at blank lines (a system prompt, a tool schema) are remembered too,
+# once all of their pieces were known: a repeated block then costs one look-up.
 _OPENER_CLASS = "(\\[{\"“‘*_/>—–-"
 _ATOM_STOP = r"(?=\s*(?:[^\w\s%,&–+*-]|\Z))"
 _NEWLINE_CUT = re.compile(
-    rf"\n(?:(?<=[^\s\w{_OPENER_CLASS}]\n){_ATOM_STOP}"
+    r"\n(?:(?<=[\]};:!?]\n)"  # no atom, object or trigger goes on after one of these
+    rf"|(?<=[^\s\w{_OPENER_CLASS}]\n){_ATOM_STOP}"
     r"|(?<=[0-9]\n)(?=\s*(?:[^\w\s%,&–+*-]|[LQRVWXY]|\Z))"
     rf"|{_ATOM_STOP}(?=[\s{_OPENER_CLASS}]*(?:[^\w\s{_OPENER_CLASS}]|\d|\Z)))"
 )
@@ -740,8 +739,24 @@ class _PieceCache:
         self._lock = threading.Lock()
 
     def tokens(self, text: str) -> list[str]:
-        """The tokens of ``text`` as the union over its pieces, extracting only unknown pieces."""
-        keys = _piece_keys(text)
+        """The tokens of ``text`` as the union over its blocks and pieces, extracting only unknown pieces."""
+        found: set[str] = set()
+        for lo, hi, key in _blocks(text):
+            with self._lock:
+                hit = self._young.get(key)
+                if hit is None and (hit := self._old.get(key)) is not None:
+                    self._young[key] = hit
+                    self._young_chars += len(key)
+            if hit is None:
+                hit, all_known = self._pieces_tokens(text, lo, hi)
+                if all_known:
+                    self._remember({key: hit})
+            found.update(hit)
+        return sorted(found)
+
+    def _pieces_tokens(self, text: str, lo: int, hi: int) -> tuple[tuple[str, ...], bool]:
+        """The tokens of the block ``text[lo:hi + 1]`` from its pieces, and whether all were known."""
+        keys, direct = _split_money_cells(_piece_keys(text, lo, hi))
         missing: list[str] = []
         with self._lock:
             young, old = self._young, self._old
@@ -756,11 +771,10 @@ class _PieceCache:
                         self._young_chars += len(key)
                         hits.append(hit)
         if missing:
-            cells, scanned = _extract_pieces(missing)
-            hits += [*cells.values(), *scanned.values()]
-            if scanned:
-                self._remember(scanned)
-        return sorted(set(itertools.chain.from_iterable(filter(None, hits))))
+            scanned = _scan_pieces(missing)
+            hits += scanned.values()
+            self._remember(scanned)
+        return tuple(set(itertools.chain(direct, itertools.chain.from_iterable(filter(None, hits))))), not (missing or direct)
 
     def _remember(self, extracted: dict[str, tuple[str, ...]]) -> None:
         with self._lock:
@@ -777,14 +791,39 @@ class _PieceCache:
             self._young, self._old, self._young_chars = {}, {}, 0
 
 
-def _piece_keys(text: str) -> list[str]:
-    """The pieces of ``text``, each with its separators; the first one prefixed with :data:`_FIRST`.
+def _blocks(text: str) -> list[tuple[int, int, str]]:
+    """``(lo, hi, key)`` of the blocks of ``text``, cut at blank lines where :data:`_NEWLINE_CUT` allows.
+
+    A block runs from the cut at ``lo`` (or the text's start) to the cut at ``hi`` (or its end);
+    its key is ``text[lo:hi + 1]``, prefixed with :data:`_FIRST` for the text's first block.
+    """
+    bounds, lo = [], 0
+    at = text.find("\n\n")
+    while at != -1:
+        if _NEWLINE_CUT.match(text, at):
+            bounds.append((lo, at))
+            lo = at
+        at = text.find("\n\n", at + 1)
+    bounds.append((lo, len(text)))
+    return [(lo, hi, text[lo:hi + 1] if lo else _FIRST + text[:hi + 1]) for lo, hi in bounds]
+
+
+def _piece_keys(text: str, lo: int = 0, hi: int | None = None) -> list[str]:
+    """The pieces of the block ``text[lo:hi + 1]``, each with its separators; a text's first one
+    prefixed with :data:`_FIRST`.
 
     Lines are cut where :data:`_NEWLINE_CUT` allows, then at every ``|``.
     """
+    hi = len(text) if hi is None else hi
+    cuts = []
+    for m in _NEWLINE_CUT.finditer(text, lo + 1 if lo else 0):
+        if m.start() >= hi:
+            break
+        cuts.append(m.start())
+    cuts.append(hi)
     keys: list[str] = []
-    start = 0
-    for cut in [m.start() for m in _NEWLINE_CUT.finditer(text)] + [len(text)]:
+    start = lo
+    for cut in cuts:
         line = text[start:cut + 1]  # with the line break before and after, where there are ones
         if "|" not in line:
             if len(line) > (start > 0) + (cut < len(text)):  # some text between the separators
@@ -801,36 +840,29 @@ def _piece_keys(text: str) -> list[str]:
     return keys
 
 
+def _split_money_cells(keys: list[str]) -> tuple[list[str], list[str]]:
+    """``(other keys, tokens)``: the tokens of the money cells among ``keys``, read directly."""
+    candidates = [key for key in keys if "$" in key and key[0] != _FIRST]
+    if not candidates:
+        return keys, []
+    # One match per candidate, each ending at its NUL: a money cell, or anything else.
+    cells = _MONEY_CELLS.findall("\x00".join(candidates) + "\x00")
+    tokens = [f"money:USD{whole.replace(',', '')}.{cents:0<2}"
+              for cell, word, whole, cents in cells if cell and word not in _TRIGGER_HEADS]
+    if not tokens:
+        return keys, []
+    read = {key for key, (cell, word, _whole, _cents) in zip(candidates, cells) if cell and word not in _TRIGGER_HEADS}
+    return [key for key in keys if key not in read], tokens
+
+
 # A table cell holding one dollar amount, maybe after a plain word: ``| unit  $1,232.63 |``.
 # Nothing in it but the amount can match (no letter group, hex run, colon, slash, code or
-# multiplier), so its only token is the amount's; a trigger word before it is left to the scan.
-_MONEY_CELL = re.compile(
-    r"[|\n][ \t]*(?:(?P<word>[a-z]+)[ \t]+)?\$(?P<num>\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?)[ \t]*[|\n]?")
+# multiplier), so its only token is the amount's, written as ``_money_value`` writes it (no
+# grouping, two decimals; leading zeros are left to the scan); a trigger word before it
+# (``| per $5 |``) makes a phrase, so such cells are left to the scan too.
+_MONEY_CELLS = re.compile(
+    r"([|\n][ \t]*(?:([a-z]+)[ \t]+)?\$([1-9]\d{0,2}(?:,\d{3})*|0)(?:\.(\d{1,2}))?[ \t]*[|\n]?\x00)|[^\x00]*\x00")
 _TRIGGER_HEADS = frozenset(phrase.split()[0] for phrase in (*_QUALIFIERS, *_NEGATION_WORDS))
-
-
-def _money_cell(key: str) -> tuple[str, ...] | None:
-    """The tokens of a piece shaped like :data:`_MONEY_CELL`, or ``None`` for any other piece."""
-    m = _MONEY_CELL.fullmatch(key) if "$" in key else None
-    if m is None or m["word"] in _TRIGGER_HEADS:
-        return None
-    whole, _dot, cents = m["num"].replace(",", "").partition(".")
-    return (f"money:USD{int(whole)}.{cents:0<2}",)  # as _money_value writes it: at most two decimals
-
-
-def _extract_pieces(keys: list[str]) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
-    """Tokens of each distinct piece: ``(cells, scanned)``, money cells read directly, the rest scanned.
-
-    Money cells are cheaper to read again than to remember; scanned pieces are worth keeping.
-    """
-    done: dict[str, tuple[str, ...]] = {}
-    rest = []
-    for key in keys:
-        if (cell := _money_cell(key)) is not None:
-            done[key] = cell
-        else:
-            rest.append(key)
-    return done, _scan_pieces(rest) if rest else {}
 
 
 def _scan_pieces(keys: list[str]) -> dict[str, tuple[str, ...]]:
@@ -845,7 +877,7 @@ def _scan_pieces(keys: list[str]) -> dict[str, tuple[str, ...]]:
         starts.append(at)
         at += len(piece) + 1
     per_piece: list[set[str]] = [set() for _ in unique]
-    for constraint in _find("|".join(texts), whole=True):
+    for constraint in find_constraints("|".join(texts)):
         per_piece[bisect_right(starts, constraint.start) - 1].add(constraint.token)
     return {key: tuple(tokens) for key, tokens in zip(unique, per_piece)}
 
