@@ -20,7 +20,6 @@ Tokens change meaning only with :data:`CONSTRAINTS_VERSION`, which the writer st
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import re
 import threading
@@ -476,18 +475,15 @@ def _spans(text: str, low: str, gate: _Gate | None) -> list[tuple[int, int]]:
 
 def _windows(source: str, gate: _Gate) -> list[tuple[int, int]]:
     """Merged ``(start, end)`` spans of ``source`` within reach of the gate's literals."""
-    nexts = [(at, lit) for lit in gate.literals if (at := source.find(lit)) != -1]
-    heapq.heapify(nexts)  # the next occurrence of each literal, nearest first
+    search = _LITERAL_SEARCH.get(gate.literals) or _LITERAL_SEARCH.setdefault(
+        gate.literals, re.compile("|".join(map(re.escape, gate.literals))).search)
     spans: list[tuple[int, int]] = []
     pos = covered = 0
     while pos < _DENSE_AFTER or covered < pos // 2:
-        while nexts and nexts[0][0] < pos:
-            lit = heapq.heappop(nexts)[1]
-            if (at := source.find(lit, pos)) != -1:
-                heapq.heappush(nexts, (at, lit))
-        if not nexts:
+        found = search(source, pos)  # the nearest occurrence of any literal
+        if found is None:
             return spans
-        hit = nexts[0][0]
+        hit = found.start()
         run_end = _RUN.match(source, hit).end()  # a whole number counts as one hit
         start, end = _widen(source, hit - gate.before, run_end + gate.after)
         if spans and start <= spans[-1][1]:
@@ -511,6 +507,7 @@ def _widen(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 _RUN = re.compile(r".[\d,.:/-]*", re.DOTALL)
+_LITERAL_SEARCH: dict[tuple[str, ...], Callable[[str, int], re.Match[str] | None]] = {}
 _WIDEN_MAX = 256  # a "word" longer than this may be cut at a window's edge
 _DENSE_AFTER = 8192  # once this far in, windows covering half the text so far mean: scan it all
 
