@@ -117,13 +117,21 @@ def _memory_gb() -> float | None:
     return None
 
 
-def _git_commit() -> str | None:
+def _git(*args: str) -> str:
     try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5,
-                             cwd=pathlib.Path(__file__).resolve().parent)
+        out = subprocess.run(["git", *args], capture_output=True, text=True, timeout=5, cwd=pathlib.Path(__file__).resolve().parent)
     except (OSError, subprocess.SubprocessError):
+        return ""
+    return out.stdout.strip()
+
+
+def _git_commit() -> str | None:
+    """Return the short commit, marked when tracked files differ from it (the figures then measure more than it)."""
+    commit = _git("rev-parse", "--short", "HEAD")
+    if not commit:
         return None
-    return out.stdout.strip() or None
+    changed = [path for path in _git("diff", "--name-only", "HEAD").splitlines() if not path.startswith("bench/")]
+    return f"{commit} + uncommitted changes to {', '.join(changed)}" if changed else commit
 
 
 def machine() -> dict[str, Any]:
