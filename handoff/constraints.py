@@ -702,14 +702,16 @@ def extract_constraints(text: str | bytes, *, cache: bool = True) -> list[str]:
 # - a line break is a cut when nothing can continue across it. Atoms continue only into a word
 #   character or one of ``%,&–-+*``, or, after a digit, into a unit, code, month, zone, am/pm or
 #   percent word, none of which starts with L, Q, R, V, W, X or Y; no atom or object continues
-#   past ``]};:!?``. Trigger phrases ("no more than") continue only from a letter, across spaces
-#   and openers, into a letter.
+#   past ``]};:!?``, nor past ``.)%`` into a capitalized word (after "Sec." or "p.m." only a
+#   reference, a zone or a digit could follow). Trigger phrases ("no more than") continue only
+#   from a letter, across spaces and openers, into a letter.
 # Whole blocks between cuts at blank lines (a system prompt, a tool schema) are remembered too,
 # once all of their pieces were known: a repeated block then costs one look-up.
 _OPENER_CLASS = "(\\[{\"“‘*_/>—–-"
 _ATOM_STOP = r"(?=\s*(?:[^\w\s%,&–+*-]|\Z))"
 _NEWLINE_CUT = re.compile(
     r"\n(?:(?<=[\]};:!?]\n)"  # no atom, object or trigger goes on after one of these
+    r"|(?<=[.)%]\n)(?=\s*[A-Z][a-z])"  # a capitalized word is no reference, zone or connector
     rf"|(?<=[^\s\w{_OPENER_CLASS}]\n){_ATOM_STOP}"
     r"|(?<=[0-9]\n)(?=\s*(?:[^\w\s%,&–+*-]|[LQRVWXY]|\Z))"
     rf"|{_ATOM_STOP}(?=[\s{_OPENER_CLASS}]*(?:[^\w\s{_OPENER_CLASS}]|\d|\Z)))"
