@@ -684,8 +684,9 @@ def find_constraints(text: str) -> list[Constraint]:
 def extract_constraints(text: str | bytes, *, cache: bool = True) -> list[str]:
     """The sorted, de-duplicated constraint tokens of ``text``; bytes are decoded as UTF-8 (errors replaced).
 
-    With ``cache`` (the default) the text is cut into pieces no constraint can cross (see
-    :data:`_SEPARATOR`) and each distinct piece is extracted once and remembered, which is what
+    With ``cache`` (the default) the text is cut into pieces no constraint can cross (at ``|``
+    and at line breaks :data:`_NEWLINE_CUT` allows) and each distinct piece is extracted once
+    and remembered (a bounded cache shared by threads), which is what
     keeps the writer fast on prompts that repeat lines and table cells; ``cache=False`` extracts
     the whole text in one pass, the reference the cached path is tested against.
     """
@@ -841,7 +842,7 @@ def _piece_keys(text: str, lo: int = 0, hi: int | None = None) -> list[str]:
 
 def _split_money_cells(keys: list[str]) -> tuple[list[str], list[str]]:
     """``(other keys, tokens)``: the tokens of the money cells among ``keys``, read directly."""
-    candidates = [key for key in keys if "$" in key and key[0] != _FIRST]
+    candidates = [key for key in keys if "$" in key and "\x00" not in key]  # NUL ends a candidate below
     if not candidates:
         return keys, []
     # One match per candidate, each ending at its NUL: a money cell, or anything else.
