@@ -56,10 +56,10 @@ def configure(
     Records queued before this call are flushed to the previous store first. Bad values raise
     ``ValueError``.
     """
+    given = {name: value for name, value in locals().items() if value is not _UNSET}
     from handoff.config import update_settings
     from handoff.recorder import Recorder, replace_recorder
 
-    given = {name: value for name, value in locals().items() if value is not _UNSET and name not in ("update_settings", "Recorder", "replace_recorder")}
     settings = update_settings(**given)
     replace_recorder(Recorder(settings))
 
