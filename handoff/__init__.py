@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from handoff.capture import Handle, current, fallback, record, run, step
+from handoff.capture import current, fallback, record, step
+from handoff.handle import Handle
+from handoff.runs import run
 from handoff.context import bind
 from handoff.errors import HandoffError
 from handoff.propagation import extract, inject

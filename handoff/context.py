@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from handoff.ids import handoff_id, process_tag
 
 if TYPE_CHECKING:
-    from handoff.capture import Handle
+    from handoff.handle import Handle
 
 # How many recent outputs a run keeps for content-match parent inference.
 MATCH_WINDOW = 64

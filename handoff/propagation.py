@@ -131,7 +131,7 @@ class RemoteRun:
 
 
 def _join(run_id: str, parent_id: str | None, step: str | None):
-    from handoff.capture import run
+    from handoff.runs import run
 
     joined = run(step or "remote", run_id=run_id)
     joined.__enter__()

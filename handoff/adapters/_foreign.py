@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from handoff.capture import _end_run, _start_run
+from handoff.runs import end_run as _end_run
+from handoff.runs import start_run as _start_run
 from handoff.context import RunState
 from handoff.record import Handoff
 from handoff.recorder import Recorder

@@ -13,7 +13,8 @@ from typing import Any
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 
-from handoff.capture import Handle, StepSpec, _start_run
+from handoff.handle import Handle, StepSpec
+from handoff.runs import start_run as _start_run
 from handoff.context import RunState, current_run
 from handoff.recorder import get_recorder
 from handoff.render import Rendered, render_value
