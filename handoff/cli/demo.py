@@ -31,4 +31,11 @@ def demo(store_url: str | None) -> None:
         run = get_run(con, runs["INV-88214"])
     click.echo(f"recorded {len(runs)} runs; INV-88214 is {runs['INV-88214']}\n")
     render_run(run)
-    click.echo(f"\nNext: handoff show {runs['INV-88214']} hf-3 --output")
+    run_id = runs["INV-88214"]
+    click.echo(
+        "\nNext, find the failing edge (compression alert, constraint loss, the diff, other runs hit):\n"
+        "  handoff alerts --since 1h\n"
+        f"  handoff check {run_id}\n"
+        f"  handoff diff {run_id} hf-2 hf-4\n"
+        f"  handoff blast-radius {run_id} hf-3"
+    )
