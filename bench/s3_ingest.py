@@ -95,7 +95,8 @@ def _record(n: int, inputs: list[str]) -> tuple[list[str], float]:
 
 def _upload_only(store, objects) -> float:
     """Time putting the same finished objects again under another prefix: the S3 write path alone."""
-    from handoff.exporters.store_exporter import PendingObject, StoreExporter
+    from handoff.exporters.store_exporter import StoreExporter
+    from handoff.store.base import PendingObject
     from handoff.store import open_store
 
     pending = [PendingObject(o.key, store.get(o.key)) for o in objects]

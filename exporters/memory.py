@@ -6,7 +6,7 @@ import threading
 from typing import Sequence
 
 from handoff.exporters.base import ExportResult, Record, RecordExporter
-from handoff.record import Event, Handoff, RunRecord
+from handoff.model import Event, Handoff, RunRecord
 
 
 class InMemoryExporter(RecordExporter):

@@ -22,6 +22,7 @@ import threading
 import weakref
 from typing import Any
 
+from handoff.diagnostics import warn_once
 from handoff.exporters.spans import private_provider, resolve_provider
 
 TRACES_PATH = "/v1/traces"
@@ -71,8 +72,6 @@ def attach_otlp(endpoint: str | None = None, tracer_provider: Any = None):
             return None
         return _attach(provider, endpoint or None)
     except Exception as exc:  # noqa: BLE001 - tracing setup must not stop recording
-        from handoff.exporters.writer import warn_once
-
         warn_once("handoff: OTLP export is off: %s", exc)
         return None
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from handoff.errors import CorruptFile
-from handoff.exporters.store_exporter import PendingObject
+from handoff.store.base import PendingObject
 
 MAGIC = b"HOSPOOL1"
 SUFFIX = ".spool"

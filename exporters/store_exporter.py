@@ -15,29 +15,19 @@ import json
 import logging
 import math
 from collections import defaultdict
-from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from handoff.exporters.base import ExportResult, Record, RecordExporter
-from handoff.record import SCHEMA_VERSION, Event, Handoff, RunRecord
-from handoff.render import BINARY, TEXT
-from handoff.store.base import ObjectStore
-from handoff.store.blobs import blob_key
-from handoff.store.layout import content_ref, day_of_ns, table_key
+from handoff.exporters.base import Record, StagedExporter
+from handoff.model import BINARY, SCHEMA_VERSION, TEXT, Event, Handoff, RunRecord
+from handoff.store.base import ObjectStore, PendingObject
+from handoff.store.blobs import encode_blob
+from handoff.store.layout import blob_key, content_ref, day_of_ns, table_key
 from handoff.store.tables import encode_parquet, to_table
 
 log = logging.getLogger("handoff.exporters")
 
 WITHHELD = b"<withheld: scrubbing failed, see events>"
 SIDES = (("in", "input"), ("out", "output"))
-
-
-@dataclass(frozen=True)
-class PendingObject:
-    """One finished object waiting to be put: its key and bytes."""
-
-    key: str
-    data: bytes
 
 
 def paragraph_tokens() -> Callable[[str], list[str]]:
@@ -61,7 +51,7 @@ def _estimate_tokens(data: bytes | None) -> int | None:
     return None if data is None else math.ceil(len(data) / 4)
 
 
-class StoreExporter(RecordExporter):
+class StoreExporter(StagedExporter):
     """Writes batches as packed Parquet files (and large payloads as blobs) into ``store``.
 
     ``scrubber`` is an object with ``scrub_bytes(data, content_type)`` and ``scrub_text(text)``
@@ -165,10 +155,8 @@ class StoreExporter(RecordExporter):
             stored, status = self._stored_bytes(record, raw, content_type, events)
             row[f"{name}_constraints"] = self._constraints(stored, status)
             if len(stored) > self.inline_limit_bytes:
-                import zstandard
-
                 key = blob_key(day, record.run_id, record.handoff_id, side)
-                blobs.append(PendingObject(key, zstandard.ZstdCompressor(level=3).compress(stored)))
+                blobs.append(PendingObject(key, encode_blob(stored)))
                 row[f"{name}_ref"] = key
                 continue
             row[f"{name}_ref"] = content_ref(content_key, record.run_id, record.handoff_id, side)
@@ -290,11 +278,6 @@ class StoreExporter(RecordExporter):
             self._pool.shutdown(wait=True)
             self._pool = None
 
-    def export(self, batch: Sequence[Record]) -> ExportResult:
-        """Prepare and write one batch; log and return ``FAILURE`` instead of raising."""
-        try:
-            self.write(self.prepare(batch))
-        except Exception as exc:  # noqa: BLE001 - exporters report, they do not raise
-            log.warning("handoff: writing %d records to %s failed: %s", len(batch), self.store.url, exc)
-            return ExportResult.FAILURE
-        return ExportResult.SUCCESS
+    def export_failed(self, batch: Sequence[Record], exc: Exception) -> None:
+        """Log a failed :meth:`export` (the writer without a spool then drops the batch)."""
+        log.warning("handoff: writing %d records to %s failed: %s", len(batch), self.store.url, exc)

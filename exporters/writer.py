@@ -5,8 +5,9 @@ application's thread: it only appends to a queue and never blocks, waits on I/O 
 One worker wakes on batch size or a timer and hands batches to the exporter, with
 instrumentation suppressed so the writer's own store traffic is never recorded.
 
-With a :class:`~handoff.exporters.spool.Spool` and an exporter that can ``prepare`` and
-``write`` separately (the store exporter), nothing handed over is lost while the store is down:
+With a :class:`~handoff.exporters.spool.Spool` and a :class:`~handoff.exporters.base.StagedExporter`
+(one that can ``prepare`` and ``write`` separately, as the store exporter does), nothing handed
+over is lost while the store is down:
 
 * a batch the store refuses (connection refused, 5xx, throttling, timeouts, bad credentials)
   is spooled to local disk already prepared (scrubbed, encoded) and retried with exponential
@@ -37,63 +38,13 @@ import weakref
 import time as _time
 from typing import TYPE_CHECKING, Any, Callable
 
-from handoff.exporters.base import ExportResult, Record, RecordExporter
+from handoff.diagnostics import Counters, warn_once
+from handoff.exporters.base import ExportResult, Record, RecordExporter, StagedExporter
 
 if TYPE_CHECKING:
     from handoff.exporters.spool import Backoff, Spool
 
 log = logging.getLogger("handoff.exporters")
-
-
-class _OnceFilter(logging.Filter):
-    """Lets each distinct message through once per process, so a failing store does not flood logs."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._seen: set[str] = set()
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        key = str(record.msg)
-        if key in self._seen:
-            return False
-        self._seen.add(key)
-        return True
-
-
-_once_log = logging.getLogger("handoff.once")
-_once_log.addFilter(_OnceFilter())
-
-
-def warn_once(message: str, *args: object) -> None:
-    """Log a warning the first time ``message`` (the format string) is seen in this process."""
-    _once_log.warning(message, *args)
-
-
-def forget_warnings() -> None:
-    """Let every once-only warning be logged again (tests that assert on a warning call this first)."""
-    for log_filter in _once_log.filters:
-        if isinstance(log_filter, _OnceFilter):
-            log_filter._seen.clear()
-
-
-class Counters:
-    """What the writer did since the process started; read with :meth:`snapshot`."""
-
-    NAMES = ("enqueued", "written", "export_failures", "spooled", "retried", "dropped", "capture_errors")
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._values = dict.fromkeys(self.NAMES, 0)
-
-    def add(self, name: str, amount: int = 1) -> None:
-        """Add ``amount`` to counter ``name``."""
-        with self._lock:
-            self._values[name] += amount
-
-    def snapshot(self) -> dict[str, int]:
-        """Return a copy of every counter."""
-        with self._lock:
-            return dict(self._values)
 
 
 class BatchStoreWriter:
@@ -219,7 +170,7 @@ class BatchStoreWriter:
     def _drain(self) -> None:
         while self._spill:
             batch, exporter = self._take(self._spill), self._get_exporter()
-            if hasattr(exporter, "prepare"):
+            if isinstance(exporter, StagedExporter):
                 self._spool_batch(batch, exporter)
             else:
                 self._export(batch)
@@ -239,7 +190,7 @@ class BatchStoreWriter:
 
     def _export(self, batch: list[Record]) -> None:
         exporter = self._get_exporter()
-        if self.spool is not None and hasattr(exporter, "prepare"):
+        if self.spool is not None and isinstance(exporter, StagedExporter):
             self._export_spooling(batch, exporter)
             return
         try:
@@ -259,7 +210,7 @@ class BatchStoreWriter:
 
     # -- spool ---------------------------------------------------------------------------
 
-    def _prepare(self, batch: list[Record], exporter: Any) -> list | None:
+    def _prepare(self, batch: list[Record], exporter: StagedExporter) -> list | None:
         try:
             return exporter.prepare(batch)
         except Exception as exc:  # noqa: BLE001 - a prepare bug must not kill the worker
@@ -268,7 +219,7 @@ class BatchStoreWriter:
             self._drop(len(batch), "a batch could not be prepared")
             return None
 
-    def _export_spooling(self, batch: list[Record], exporter: Any) -> None:
+    def _export_spooling(self, batch: list[Record], exporter: StagedExporter) -> None:
         objects = self._prepare(batch, exporter)
         if objects is None:
             return
@@ -284,7 +235,7 @@ class BatchStoreWriter:
             return
         self.counters.add("written", len(batch))
 
-    def _spool_batch(self, batch: list[Record], exporter: Any) -> None:
+    def _spool_batch(self, batch: list[Record], exporter: StagedExporter) -> None:
         objects = self._prepare(batch, exporter)
         if objects is not None:
             self._spool_objects(objects, len(batch))

@@ -15,7 +15,7 @@ from typing import Any, Callable, TypeVar
 
 from handoff.context import current_handle, current_run
 from handoff.handle import Handle, StepSpec, _output_renderer, _split_config
-from handoff.record import Event
+from handoff.model import Event
 from handoff.recorder import get_recorder
 from handoff.render import make_input_renderer, render_stream, render_value
 from handoff.runs import run, start_run

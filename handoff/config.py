@@ -14,6 +14,7 @@ from typing import Any
 
 log = logging.getLogger("handoff")
 
+#: Where records go when neither ``configure(store=)``, ``--store`` nor ``HANDOFF_STORE`` says.
 DEFAULT_STORE = ".handoff"
 DEFAULT_INLINE_LIMIT_BYTES = 8 * 1024 * 1024
 
@@ -36,6 +37,11 @@ class Settings:
     tracer_provider: Any = None
     enabled: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+def resolve_store(url: str | os.PathLike[str] | None = None) -> str:
+    """Return the store URL in force: ``url`` if given, else ``HANDOFF_STORE``, else :data:`DEFAULT_STORE`."""
+    return str(url or os.environ.get("HANDOFF_STORE") or DEFAULT_STORE)
 
 
 def _env_bool(name: str, default: bool) -> bool:
@@ -64,7 +70,7 @@ def _env_int(name: str, default: int) -> int:
 def settings_from_env() -> Settings:
     """Build settings from ``HANDOFF_*`` variables, falling back to defaults on bad values."""
     return Settings(
-        store=os.environ.get("HANDOFF_STORE") or DEFAULT_STORE,
+        store=resolve_store(),
         scrub=_env_bool("HANDOFF_SCRUB", True),
         scrub_key=os.environ.get("HANDOFF_SCRUB_KEY") or None,
         digest_key=os.environ.get("HANDOFF_DIGEST_KEY") or None,

@@ -14,7 +14,7 @@ from opentelemetry import trace
 
 from handoff.context import RunState, current_handle, current_run
 from handoff.exporters.spans import span_ids
-from handoff.record import KINDS, Event, Handoff
+from handoff.model import KINDS, Event, Handoff
 from handoff.recorder import Recorder
 from handoff.render import Rendered, coerce_rendered, render_value
 from handoff.runs import end_run

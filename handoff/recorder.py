@@ -18,7 +18,7 @@ from handoff.exporters.otlp import attach_otlp
 from handoff.exporters.spans import SpanRecorder
 from handoff.exporters.writer import BatchStoreWriter, Counters, register_atexit, warn_once
 from handoff.ids import writer_name
-from handoff.record import Event, Handoff, RunRecord
+from handoff.model import Event, Handoff, RunRecord
 
 log = logging.getLogger("handoff")
 

@@ -6,9 +6,10 @@ import dataclasses
 import json
 from typing import Any, Callable
 
-TEXT = "text/plain; charset=utf-8"
-JSON = "application/json"
-BINARY = "application/octet-stream"
+from handoff.model import BINARY, JSON, TEXT
+
+__all__ = ["BINARY", "JSON", "TEXT", "Rendered", "canonical_json", "make_input_renderer", "make_output_renderer",
+           "render_stream", "render_value"]
 
 Rendered = tuple[bytes, str]
 
@@ -54,6 +55,13 @@ def render_stream(items: list[Any]) -> Rendered:
 def coerce_rendered(value: Any) -> Rendered:
     """Accept what a user ``render=`` function returned: bytes or str as is, anything else as JSON."""
     return render_value(value)
+
+
+def make_output_renderer(render_output: Callable[[Any], Any] | None) -> Callable[[Any], Rendered]:
+    """Choose, once at decoration time, how a step's return value becomes its output bytes."""
+    if render_output is None:
+        return render_value
+    return lambda value: coerce_rendered(render_output(value))
 
 
 def make_input_renderer(fn: Callable[..., Any], render: Callable[..., Any] | None) -> Callable[..., Rendered]:

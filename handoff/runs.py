@@ -12,7 +12,7 @@ from opentelemetry import trace
 
 from handoff.context import RunState, current_run
 from handoff.ids import new_run_id
-from handoff.record import RunRecord
+from handoff.model import RunRecord
 from handoff.recorder import Recorder, get_recorder
 
 

@@ -18,9 +18,8 @@ from typing import Any, Iterable
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from handoff.exporters.store_exporter import PendingObject
 from handoff.retention.policy import GROUPS, Policy, age_days
-from handoff.store.base import ObjectInfo, ObjectStore
+from handoff.store.base import ObjectInfo, ObjectStore, PendingObject
 from handoff.store.layout import BLOBS, content_ref, parse_ref, table_key, table_prefix
 from handoff.store.tables import SCHEMAS, encode_parquet, read_file, to_table
 

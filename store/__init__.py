@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import os
 
-from handoff.store.base import ObjectInfo, ObjectStore
+from handoff.config import resolve_store
+from handoff.store.base import ObjectInfo, ObjectStore, PendingObject
 from handoff.store.local import LocalObjectStore
 
 
 def open_store(url: str | os.PathLike[str] | None = None) -> ObjectStore:
     """Open the store at ``url``: a directory path, ``file://`` URL or ``s3://bucket/prefix``.
 
-    ``None`` means ``HANDOFF_STORE`` or ``./.handoff``.
+    ``None`` means ``HANDOFF_STORE`` or ``./.handoff`` (:func:`handoff.config.resolve_store`).
     """
-    url = str(url or os.environ.get("HANDOFF_STORE") or ".handoff")
+    url = resolve_store(url)
     if url.startswith("s3://"):
         from handoff.store.s3 import S3ObjectStore
 
@@ -23,4 +24,4 @@ def open_store(url: str | os.PathLike[str] | None = None) -> ObjectStore:
     return LocalObjectStore(url)
 
 
-__all__ = ["LocalObjectStore", "ObjectInfo", "ObjectStore", "open_store"]
+__all__ = ["LocalObjectStore", "ObjectInfo", "ObjectStore", "PendingObject", "open_store"]

@@ -21,6 +21,14 @@ class ObjectInfo:
     mtime: float
 
 
+@dataclass(frozen=True)
+class PendingObject:
+    """One finished object waiting to be put: its key and bytes (the writer's batches, retention's rewrites)."""
+
+    key: str
+    data: bytes
+
+
 class ObjectStore(ABC):
     """A flat namespace of immutable objects under a root URL."""
 

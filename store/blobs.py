@@ -1,4 +1,8 @@
-"""Payloads above the inline limit, each in its own zstd-compressed object."""
+"""Payloads above the inline limit, each in its own zstd-compressed object: the one blob codec.
+
+The writer encodes with :func:`encode_blob` (it prepares objects and puts them later, so it
+never puts a blob itself); readers fetch with :func:`get_blob`.
+"""
 
 from __future__ import annotations
 
@@ -8,18 +12,25 @@ from handoff.errors import CorruptFile
 from handoff.store.base import ObjectStore
 from handoff.store.layout import blob_key
 
+__all__ = ["blob_key", "decode_blob", "encode_blob", "get_blob"]
 
-def put_blob(store: ObjectStore, day: str, run_id: str, handoff_id: str, side: str, data: bytes) -> str:
-    """Compress and store one payload; return its key (the ref)."""
-    key = blob_key(day, run_id, handoff_id, side)
-    store.put(key, zstandard.ZstdCompressor(level=3).compress(data))
-    return key
+#: zstd level of every blob: fast to write on the writer thread, and payloads compress well at it.
+BLOB_LEVEL = 3
+
+
+def encode_blob(data: bytes) -> bytes:
+    """Return ``data`` compressed as a blob object holds it."""
+    return zstandard.ZstdCompressor(level=BLOB_LEVEL).compress(data)
+
+
+def decode_blob(raw: bytes, uri: str) -> bytes:
+    """Return the payload of a blob object's bytes; raise ``CorruptFile`` naming ``uri`` when it does not decompress."""
+    try:
+        return zstandard.ZstdDecompressor().decompress(raw, max_output_size=1 << 34)
+    except zstandard.ZstdError as exc:
+        raise CorruptFile(f"blob {uri} does not decompress: {exc}", uri=uri) from exc
 
 
 def get_blob(store: ObjectStore, key: str) -> bytes:
     """Fetch and decompress one payload; raise ``CorruptFile`` when it does not decompress."""
-    raw = store.get(key)
-    try:
-        return zstandard.ZstdDecompressor().decompress(raw, max_output_size=1 << 34)
-    except zstandard.ZstdError as exc:
-        raise CorruptFile(f"blob {store.uri(key)} does not decompress: {exc}", uri=store.uri(key)) from exc
+    return decode_blob(store.get(key), store.uri(key))

@@ -144,7 +144,7 @@ def _fresh_recorder(tmp_path_factory, monkeypatch) -> Iterator[None]:
     test's store.
     """
     from handoff.config import reset_settings
-    from handoff.exporters.writer import forget_warnings
+    from handoff.diagnostics import forget_warnings
     from handoff.recorder import replace_recorder
 
     forget_warnings()

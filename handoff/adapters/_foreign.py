@@ -14,7 +14,7 @@ from typing import Any
 from handoff.runs import end_run as _end_run
 from handoff.runs import start_run as _start_run
 from handoff.context import RunState
-from handoff.record import Handoff
+from handoff.model import Handoff
 from handoff.recorder import Recorder
 from handoff.render import Rendered
 

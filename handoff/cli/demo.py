@@ -22,12 +22,13 @@ def demo(store_url: str | None) -> None:
         handoff demo --store ./.handoff && handoff runs list
     """
     from handoff.cli.runs import render_run
+    from handoff.config import resolve_store
     from handoff.demo import run_demo
     from handoff.queries.runs import get_run
 
     with errors_as_click():
-        runs = run_demo(store_url or ".handoff")
-        _store, con = open_views(store_url or ".handoff")
+        runs = run_demo(resolve_store(store_url))
+        _store, con = open_views(resolve_store(store_url))
         run = get_run(con, runs["INV-88214"])
     click.echo(f"recorded {len(runs)} runs; INV-88214 is {runs['INV-88214']}\n")
     render_run(run)

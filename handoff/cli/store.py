@@ -10,8 +10,6 @@ from handoff.cli._common import errors_as_click
 from handoff.cli._options import json_option, store_option
 from handoff.cli._render import fmt, human_bytes, print_json, print_table
 
-DEFAULT_STORE = ".handoff"
-
 spool_dir_option = click.option(
     "--spool-dir",
     envvar="HANDOFF_SPOOL_DIR",
@@ -22,9 +20,10 @@ spool_dir_option = click.option(
 
 
 def _spool(store_url: str | None, spool_dir: str | None):
+    from handoff.config import resolve_store
     from handoff.exporters.spool import Spool
 
-    return Spool(store_url or DEFAULT_STORE, root=spool_dir)
+    return Spool(resolve_store(store_url), root=spool_dir)
 
 
 def _age(seconds: float | None) -> str:

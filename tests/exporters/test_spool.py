@@ -12,7 +12,7 @@ import handoff
 from handoff.config import reset_settings
 from handoff.errors import CorruptFile
 from handoff.exporters.spool import Backoff, Spool, deliver, encode_batch
-from handoff.exporters.store_exporter import PendingObject
+from handoff.store.base import PendingObject
 from handoff.queries import connect, query
 from handoff.store.local import LocalObjectStore
 

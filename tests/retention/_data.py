@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, timezone
 from ulid import ULID
 
 from handoff.exporters.store_exporter import StoreExporter
-from handoff.record import Handoff, RunRecord
+from handoff.model import Handoff, RunRecord
 
 #: The retention tests' "today": every test's clock is injected relative to this instant.
 NOW = datetime(2026, 11, 29, 3, 17, tzinfo=timezone.utc)

@@ -1,4 +1,4 @@
-"""The records the capture API hands to the background writer.
+"""The record model: what the capture API hands to the background writer.
 
 One :class:`Handoff` per handoff attempt (DESIGN.md "The record"), one :class:`RunRecord` per
 run start and end, one :class:`Event` per named fallback or contingency. The capture side fills
@@ -9,10 +9,16 @@ what it knows on the hot path (raw bytes, digests, timings, ids); the writer der
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Union
 
 SCHEMA_VERSION = 1
+
+#: Content types of a rendered payload (``input_content_type``, ``output_content_type``).
+TEXT = "text/plain; charset=utf-8"
+JSON = "application/json"
+BINARY = "application/octet-stream"
 
 KINDS = ("agent", "transform", "tool", "verifier")
 STATUSES = ("ok", "error", "fallback", "broken")
@@ -86,3 +92,22 @@ class Event:
     error_type: str | None = None
     error_message: str | None = None
     attributes: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def fallback(
+        cls, run_id: str, name: str, error: BaseException | None, attributes: dict[str, Any], handoff_id: str | None = None
+    ) -> Event:
+        """The event ``handoff.fallback(name, error=..., **attributes)`` records, now."""
+        return cls(
+            run_id=run_id,
+            handoff_id=handoff_id,
+            name=name,
+            ts_ns=time.time_ns(),
+            error_type=type(error).__name__ if error is not None else None,
+            error_message=str(error) if error is not None else None,
+            attributes={str(k): str(v) for k, v in attributes.items()},
+        )
+
+
+#: Anything the capture side hands to the writer.
+Record = Union[Handoff, RunRecord, Event]
