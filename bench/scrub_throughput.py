@@ -146,7 +146,7 @@ def _stock_presidio():
     from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
     from presidio_anonymizer import AnonymizerEngine
 
-    from handoff.secrets import has_public_suffix, nlp_engine
+    from handoff.analysis.scrub.engine import has_public_suffix, nlp_engine
 
     engine = nlp_engine(None)
     registry = RecognizerRegistry()
@@ -160,7 +160,7 @@ def _stock_presidio():
 
 def measure(corpus_mb: float = 4.0, stock_mb: float = 0.25) -> dict:
     """Return single-thread scrub throughput in MB/s (CPU time) on each corpus, and stock Presidio's on a slice."""
-    from handoff.scrub import Scrubber
+    from handoff.analysis.scrub import Scrubber
 
     Scrubber("warm-up").scrub_text("load the engine: a@b.example.com +1 415-555-0134")
     repeated, documents, unique = repeated_corpus(corpus_mb), repeated_corpus(corpus_mb, system_prompt=False), unique_corpus(corpus_mb)

@@ -38,7 +38,7 @@ def paragraph_tokens() -> Callable[[str], list[str]]:
     cache shared by threads), so the writer gets exactly the whole text's tokens at the cost of
     its new pieces only.
     """
-    from handoff.constraints import extract_constraints
+    from handoff.analysis.constraints import extract_constraints
 
     return extract_constraints
 
@@ -55,7 +55,7 @@ class StoreExporter(StagedExporter):
     """Writes batches as packed Parquet files (and large payloads as blobs) into ``store``.
 
     ``scrubber`` is an object with ``scrub_bytes(data, content_type)`` and ``scrub_text(text)``
-    (see :class:`handoff.scrub.Scrubber`), or ``None`` to store content unscrubbed.
+    (see :class:`handoff.analysis.scrub.Scrubber`), or ``None`` to store content unscrubbed.
     """
 
     def __init__(
@@ -72,7 +72,7 @@ class StoreExporter(StagedExporter):
         self.inline_limit_bytes = inline_limit_bytes
         self._n = 0
         self._pool = None
-        from handoff.constraints import CONSTRAINTS_VERSION
+        from handoff.analysis.constraints import CONSTRAINTS_VERSION
 
         self._extract = paragraph_tokens()
         self._constraints_version = CONSTRAINTS_VERSION

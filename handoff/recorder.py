@@ -78,7 +78,7 @@ def _register_metrics_once() -> None:
 
 
 def _build_scrubber(settings: Settings) -> Any:
-    from handoff.scrub import Scrubber
+    from handoff.analysis.scrub import Scrubber
 
     # The environment still supplies entities, allow-list and spaCy model when a key is configured.
     return Scrubber.from_env(key=settings.scrub_key)

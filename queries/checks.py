@@ -263,7 +263,7 @@ class UpstreamTexts:
         return refs
 
     def _describe(self, result: Any, ref: str | None) -> list[dict[str, str]]:
-        from handoff.constraints import find_constraints
+        from handoff.analysis.constraints import find_constraints
         from handoff.errors import HandoffError
 
         try:

@@ -119,7 +119,7 @@ def _digest_row(con: duckdb.DuckDBPyConnection, run_id: str, ref: SideRef) -> di
 
 def constraint_delta(a_text: str, b_text: str) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """``(lost, gained)`` between two texts, each constraint as written on its own side."""
-    from handoff.constraints import lost_constraints
+    from handoff.analysis.constraints import lost_constraints
 
     as_dict = lambda c: {"class": c.cls, "token": c.token, "text": c.text}  # noqa: E731
     return [as_dict(c) for c in lost_constraints(a_text, b_text)], [as_dict(c) for c in lost_constraints(b_text, a_text)]
@@ -127,7 +127,7 @@ def constraint_delta(a_text: str, b_text: str) -> tuple[list[dict[str, str]], li
 
 def token_delta(a_tokens: list[str], b_tokens: list[str]) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """``(lost, gained)`` from stored tokens alone (content gone): ``text`` is the normalized value."""
-    from handoff.constraints import diff_tokens
+    from handoff.analysis.constraints import diff_tokens
 
     as_dict = lambda t: {"class": t.split(":", 1)[0], "token": t, "text": t.split(":", 1)[1]}  # noqa: E731
     lost, gained = diff_tokens(list(a_tokens or ()), list(b_tokens or ()))

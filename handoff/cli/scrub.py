@@ -40,7 +40,7 @@ def scrub_test(
 
         printenv | handoff scrub-test - --allow 'build-\\d+'
     """
-    from handoff.scrub import ScrubError, Scrubber
+    from handoff.analysis.scrub import ScrubError, Scrubber
 
     data = source.read()
     try:

@@ -35,7 +35,7 @@ from typing import Any
 
 from ulid import ULID
 
-from handoff.constraints import extract_constraints
+from handoff.analysis.constraints import extract_constraints
 from handoff.store import open_store
 from handoff.store.layout import content_ref, table_key
 from handoff.store.tables import to_table, write_table

@@ -1,17 +1,10 @@
-"""What the scrubber looks for, and the Presidio engine that finds it.
+"""The Presidio engine that finds PII and secrets, built once per process (per spaCy model).
 
-Secrets: credentials that leak into prompts, logs and tool payloads. Each :class:`SecretSpec`
-is a regular expression whose group is the secret itself, so ``password=hunter2`` becomes
-``password=<PASSWORD:…>`` and the key name stays readable.
-
-Prefilters: for every entity, a gate that is a necessary condition on one line (no ``@``, no
-email), so most lines never reach Presidio.
-
-The engine: one Presidio ``AnalyzerEngine`` per process (per spaCy model), built on first use
-with Presidio's pattern recognizers for PII, the secret recognizers, and PERSON/LOCATION when
-an installed spaCy NER model is named. Nothing here downloads anything: email domains are
-checked against the public suffix list bundled with tldextract, and without a NER model no
-spaCy pipeline is loaded at all. This module imports Presidio only inside functions.
+One ``AnalyzerEngine`` with Presidio's pattern recognizers for PII, the secret recognizers of
+:mod:`handoff.analysis.scrub.patterns`, and PERSON/LOCATION when an installed spaCy NER model
+is named. Nothing here downloads anything: email domains are checked against the public
+suffix list bundled with tldextract, and without a NER model no spaCy pipeline is loaded at
+all. This module imports Presidio only inside functions.
 """
 
 from __future__ import annotations
@@ -21,137 +14,22 @@ import functools
 import re
 import threading
 import warnings
-from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any
 
-__all__ = [
-    "GATES", "KEYWORDS", "NER_ENTITIES", "PII_ENTITIES", "PREFILTER_PATTERNS", "SECRET_ENTITIES", "SECRET_SPECS",
-    "Prefilter", "SecretSpec", "analyzer_engine", "build_secret_recognizers", "digit_count", "has_public_suffix",
-    "nlp_engine", "phone_shaped",
-]  # fmt: skip
+from handoff.analysis.scrub.findings import ScrubError
+from handoff.analysis.scrub.patterns import (
+    NER_ENTITIES,
+    PHONE_CANDIDATE,
+    SECRET_SPECS,
+    SecretSpec,
+    digit_count,
+    phone_shaped,
+    secret_spans,
+)
 
-PII_ENTITIES: tuple[str, ...] = (
-    "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS", "US_SSN", "CRYPTO",
-)  # fmt: skip
-NER_ENTITIES: tuple[str, ...] = ("PERSON", "LOCATION")
-_PHONE_MIN_DIGITS = 7
 _CONTEXT_WINDOW_TOKENS = 40
 _engine_lock = threading.Lock()
 _engines: dict[str | None, Any] = {}
-
-_ASSIGN = r"""["']?\s*[:=]\s*"""
-_TOKEN_CHARS = r"[A-Za-z0-9\-._~+/]"
-# Key names are bounded ({0,40}): unbounded runs backtrack quadratically on long dotted tokens.
-_SECRET_KEY_NAMES = r"[A-Za-z0-9_.\-]{0,40}(?:secret|token|api_?key|apikey|private_?key|credentials?)[A-Za-z0-9_]{0,40}"
-_PASSWORD_KEY_NAMES = r"[A-Za-z0-9_.\-]{0,40}(?:password|passwd|passphrase|pwd)[A-Za-z0-9_]{0,40}"
-_QUERY_KEYS = (
-    r"token|access_token|refresh_token|id_token|auth_token|api_key|apikey|client_secret|"
-    r"secret|password|sig|signature|x-amz-signature|x-amz-credential|session_?id|code_verifier"
-)
-
-
-class SecretSpec(NamedTuple):
-    """One secret pattern: the recognizer ``name``, its ``entity``, the regex and the group holding the secret."""
-
-    name: str
-    entity: str
-    regex: str
-    score: float
-    group: int = 1
-    flags: int = 0
-
-
-SECRET_SPECS: tuple[SecretSpec, ...] = (
-    SecretSpec(
-        "PrivateKeyRecognizer",
-        "PRIVATE_KEY",
-        r"(-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-        r"(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?:(?:\\n|\r?\n)[A-Za-z0-9+/=:\- ]+)+))",
-        1.0,
-    ),
-    SecretSpec("AwsAccessKeyRecognizer", "AWS_ACCESS_KEY", r"\b((?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|AIPA)[A-Z0-9]{16})\b", 0.95),
-    SecretSpec(
-        "AwsSecretKeyRecognizer",
-        "AWS_SECRET_KEY",
-        r"(?i:aws_?secret|secret_?access_?key)[^\n]{0,40}?(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
-        0.9,
-    ),
-    SecretSpec("ApiKeyRecognizer", "API_KEY", r"(?<![\w-])(sk-(?:ant-|proj-)?[A-Za-z0-9][A-Za-z0-9_\-]{19,})", 0.9),
-    SecretSpec("ApiKeyRecognizer", "API_KEY", r"\b((?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,})", 0.9),
-    SecretSpec(
-        "GitHubTokenRecognizer",
-        "GITHUB_TOKEN",
-        r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b",
-        0.95,
-    ),
-    SecretSpec("SlackTokenRecognizer", "SLACK_TOKEN", r"\b(xox[abposr]-[A-Za-z0-9][A-Za-z0-9\-]{9,250})", 0.95),
-    SecretSpec("JwtRecognizer", "JWT", r"\b(eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})", 0.95),
-    SecretSpec(
-        "AuthHeaderRecognizer",
-        "AUTH_TOKEN",
-        r"(?i:\bauthorization" + _ASSIGN + r"[\"']?(?:bearer|basic|token|digest|apikey)?\s*)(" + _TOKEN_CHARS + r"{8,}=*)",
-        0.9,
-    ),
-    SecretSpec("AuthHeaderRecognizer", "AUTH_TOKEN", r"(?i:\bbearer\s+)(" + _TOKEN_CHARS + r"{16,}=*)", 0.85),
-    SecretSpec("AuthHeaderRecognizer", "AUTH_TOKEN", r"(?i:\b(?:set-)?cookie" + _ASSIGN + r")([^\r\n\"']{8,})", 0.85),
-    SecretSpec(
-        "AuthHeaderRecognizer",
-        "AUTH_TOKEN",
-        r"(?i:\b(?:x-api-key|x-auth-token|api-key)" + _ASSIGN + r"[\"']?)(" + _TOKEN_CHARS + r"{12,}=*)",
-        0.85,
-    ),
-    SecretSpec(
-        "PasswordRecognizer",
-        "PASSWORD",
-        r"(?i:\b" + _PASSWORD_KEY_NAMES + _ASSIGN + r")(?:\"([^\"\n]{3,})\"|'([^'\n]{3,})'|([^\s\"',;}<]{3,}))",
-        0.85,
-        group=0,
-    ),
-    SecretSpec(
-        "SecretAssignmentRecognizer",
-        "SECRET",
-        r"(?i:\b" + _SECRET_KEY_NAMES + _ASSIGN + r")(?:\"([^\"\n]{8,})\"|'([^'\n]{8,})'|([^\s\"',;&}<]{8,}))",
-        0.7,
-        group=0,
-    ),
-    SecretSpec("UrlCredentialRecognizer", "URL_CREDENTIAL", r"\b[a-zA-Z][a-zA-Z0-9+.\-]{0,20}://([^\s/:@\"']+:[^\s/@\"']+)@", 0.95),
-    SecretSpec(
-        "UrlCredentialRecognizer",
-        "URL_CREDENTIAL",
-        r"[?&;](?i:" + _QUERY_KEYS + r")=([^&\s#\"'<>]{4,})",
-        0.9,
-    ),
-)
-
-SECRET_ENTITIES: tuple[str, ...] = tuple(dict.fromkeys(spec.entity for spec in SECRET_SPECS))
-
-
-def secret_spans(spec: SecretSpec, pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
-    """Return the (start, end) spans of the secret values that ``pattern`` (compiled from ``spec``) finds in ``text``."""
-    spans = []
-    for match in pattern.finditer(text):
-        span = _secret_span(spec, match)
-        if span is not None and _is_secret_value(text[span[0] : span[1]]):
-            spans.append(span)
-    return spans
-
-
-def _secret_span(spec: SecretSpec, match: re.Match[str]) -> tuple[int, int] | None:
-    """Return the span of the secret group; ``group=0`` means the first alternative group that matched."""
-    if spec.group:
-        return match.span(spec.group)
-    for index in range(1, (match.lastindex or 0) + 1):
-        if match.group(index) is not None:
-            return match.span(index)
-    return None
-
-
-def _is_secret_value(value: str) -> bool:
-    """Reject placeholders and values that are already pseudonyms or plain numbers of a few digits."""
-    stripped = value.strip()
-    if stripped.startswith("<") or stripped.startswith("${") or stripped.startswith("{{"):
-        return False
-    return not (stripped.isdigit() and len(stripped) < 8) and set(stripped) - set("*x.•-") != set()
 
 
 def build_secret_recognizers(specs: tuple[SecretSpec, ...] = SECRET_SPECS) -> list:
@@ -185,109 +63,7 @@ def build_secret_recognizers(specs: tuple[SecretSpec, ...] = SECRET_SPECS) -> li
 
 _WORD = re.compile(r"\w+|[^\w\s]")
 _STOPWORDS = frozenset("a an and are as at be by for from has have in is it its of on or that the this to was were will with".split())
-_DATE_PREFIX = re.compile(r"\d{4}[\-/.]\d{1,2}[\-/.]\d{1,2}|\d{1,2}[\-/.]\d{1,2}[\-/.]\d{4}")
-_IPV6_HINT = re.compile(r"::|(?:[0-9a-fA-F]{1,4}:){3}")
 _FOUR_DIGIT_GROUPS = re.compile(r"\d{4}(?:[ \-]\d{4}){2,}(?:[ \-]\d{1,4})?")
-_LONG_NUMBER = re.compile(r"\d[\d \-.()/]{5,}\d")
-_IPV4_LIKE = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
-_PHONE_CANDIDATE = re.compile(r"(?<![\w.+\-])\+?\(?\d[\d \-.()]{5,40}\d(?!\w)")  # not inside a word or digest
-PREFILTER_PATTERNS: dict[str, re.Pattern[str]] = {
-    "EMAIL_ADDRESS": re.compile(r"@\w"),
-    "CREDIT_CARD": re.compile(r"\d(?:[ \-]?\d){12,18}"),
-    "US_SSN": re.compile(r"\b\d{3}[\- .]\d{2}[\- .]\d{4}\b"),
-    "CRYPTO": re.compile(r"(?<![a-zA-Z0-9])(?:bc1|[13])[a-zA-HJ-NP-Z0-9]{25,59}"),
-    "AWS_ACCESS_KEY": re.compile(r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|AIPA)[A-Z0-9]{16}"),
-    "URL_CREDENTIAL": re.compile(r"://[^\s/@]+@|[?&;](?i:" + _QUERY_KEYS + r")="),
-}
-
-
-def _ip_gate(line: str, lower: str, digits: int, long_number: bool) -> bool:
-    if long_number and "." in line and _IPV4_LIKE.search(line):
-        return True
-    return line.count(":") >= 2 and _IPV6_HINT.search(line) is not None
-
-
-def _phone_gate(line: str, lower: str, digits: int, long_number: bool) -> bool:
-    return long_number and any(phone_shaped(m.group()) for m in _PHONE_CANDIDATE.finditer(line))
-
-
-# A prefilter is a necessary condition for its entity on one line: a line no prefilter passes
-# cannot hold a finding, so Presidio never sees it. Keyword entities need one of their words
-# (lowercase) on the line; the others pass a gate on (line, lowercase line, digit count, whether
-# a long number is on the line) and then, where there is one, a cheap pattern. Cards, SSNs,
-# phone numbers, IPv4 addresses and IBAN account parts all hold a long number: seven or more
-# characters of digits and separators, which most lines (amounts, dates, ids) do not.
-KEYWORDS: dict[str, tuple[str, ...]] = {
-    "PRIVATE_KEY": ("private key",),
-    "AWS_SECRET_KEY": ("secret",),
-    "API_KEY": ("sk-", "_live_", "_test_"),
-    "GITHUB_TOKEN": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-    "SLACK_TOKEN": ("xox",),
-    "JWT": ("eyj",),
-    "AUTH_TOKEN": ("authorization", "bearer", "api-key", "auth-token", "cookie"),
-    "PASSWORD": ("pass", "pwd"),
-    "SECRET": ("secret", "token", "key", "credential"),
-}
-GATES: dict[str, Callable[[str, str, int, bool], bool]] = {
-    "EMAIL_ADDRESS": lambda line, lower, digits, long_number: "@" in line,
-    "PHONE_NUMBER": _phone_gate,
-    "CREDIT_CARD": lambda line, lower, digits, long_number: long_number and digits >= 13,
-    "IBAN_CODE": lambda line, lower, digits, long_number: long_number and digits >= 8,
-    "IP_ADDRESS": _ip_gate,
-    "US_SSN": lambda line, lower, digits, long_number: long_number and digits >= 9,
-    "CRYPTO": lambda line, lower, digits, long_number: digits >= 1 and len(line) >= 26,
-    "AWS_ACCESS_KEY": lambda line, lower, digits, long_number: len(line) >= 20,
-    "URL_CREDENTIAL": lambda line, lower, digits, long_number: "=" in line or "@" in line,
-    "PERSON": lambda line, lower, digits, long_number: True,
-    "LOCATION": lambda line, lower, digits, long_number: True,
-}
-
-
-class Prefilter:
-    """Tells which of ``entities`` could have a finding on a line, cheaply; ``custom`` maps
-    configured entities to their own regexes, which serve as their prefilters."""
-
-    def __init__(self, entities: Iterable[str], custom: Iterable[tuple[str, re.Pattern[str]]] = ()) -> None:
-        wanted = frozenset(entities)
-        self._entities_by_word: dict[str, frozenset[str]] = {}
-        for entity, words in KEYWORDS.items():
-            for word in words if entity in wanted else ():
-                self._entities_by_word[word] = self._entities_by_word.get(word, frozenset()) | {entity}
-        words = "|".join(map(re.escape, sorted(self._entities_by_word, key=len, reverse=True)))
-        self._any_word = re.compile(words).search if words else None
-        self._gates = [(e, GATES[e], PREFILTER_PATTERNS.get(e)) for e in sorted(wanted) if e in GATES]
-        self._custom = list(custom)
-
-    def __call__(self, line: str) -> frozenset[str]:
-        """The entities whose necessary condition holds on ``line``."""
-        lower = line.lower()
-        digits = digit_count(line)
-        long_number = digits >= _PHONE_MIN_DIGITS and _LONG_NUMBER.search(line) is not None
-        found = set()
-        if self._any_word and self._any_word(lower):  # one search rejects most lines; then every word counts
-            found.update(e for word, entities in self._entities_by_word.items() if word in lower for e in entities)
-        found.update(
-            e for e, gate, pattern in self._gates if gate(line, lower, digits, long_number) and (pattern is None or pattern.search(line))
-        )
-        found.update(entity for entity, pattern in self._custom if pattern.search(line))
-        return frozenset(found)
-
-
-def digit_count(text: str) -> int:
-    """The number of ASCII digits in ``text`` (bytes.translate: several times faster than str's)."""
-    encoded = text.encode("utf-8", "surrogatepass")
-    return len(encoded) - len(encoded.translate(None, b"0123456789"))
-
-
-def phone_shaped(text: str) -> bool:
-    """A phone number starts with ``+`` or an area code in parentheses, or has ten digits or more
-    (at most eleven when written without separators)."""
-    digits = digit_count(text)
-    if digits < _PHONE_MIN_DIGITS or _DATE_PREFIX.match(text) or _IPV4_LIKE.search(text):
-        return False
-    if text.startswith(("+", "(")):
-        return True
-    return 10 <= digits <= 11 or (digits >= 10 and not text.isdigit())  # 13 bare digits: an epoch-ms timestamp
 
 
 def analyzer_engine(spacy_model: str | None) -> Any:
@@ -416,7 +192,7 @@ def _phone_recognizer() -> Any:
             regions = tuple(self.supported_regions)
             return [
                 self._result(match.start() + start, match.start() + end, region)
-                for match in _PHONE_CANDIDATE.finditer(text)
+                for match in PHONE_CANDIDATE.finditer(text)
                 if phone_shaped(match.group())
                 for start, end, region in _phone_spans(match.group(), regions, self.leniency)
             ]
@@ -490,8 +266,6 @@ def nlp_engine(spacy_model: str | None) -> Any:
     from presidio_analyzer.nlp_engine import SpacyNlpEngine
 
     if not spacy.util.is_package(spacy_model):
-        from handoff.scrub import ScrubError
-
         raise ScrubError(f"spaCy model {spacy_model!r} is not installed (pip install it; nothing is downloaded at run time)")
     engine = SpacyNlpEngine(models=[{"lang_code": "en", "model_name": spacy_model}])
     engine.nlp = {"en": spacy.load(spacy_model, disable=["parser"])}  # loaded here: Presidio's load() may download

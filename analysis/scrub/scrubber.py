@@ -7,9 +7,10 @@ digests and run ids are data, not PII: they survive.
 
 Speed comes from doing little. Text is scanned line by line; a line seen before takes its
 findings from a cache (prompt templates repeat across runs); a new line goes through cheap
-prefilters (no ``@``, no email), and only lines some prefilter passes reach Presidio, in
-batches, restricted to the entities that passed. Presidio is imported on first use and
-loaded once per process (see :mod:`handoff.secrets`); nothing is ever downloaded.
+prefilters (:mod:`~handoff.analysis.scrub.prefilter`: no ``@``, no email), and only lines some
+prefilter passes reach Presidio, in batches, restricted to the entities that passed. Presidio
+is imported on first use and loaded once per process (see :mod:`handoff.analysis.scrub.engine`);
+nothing is ever downloaded.
 """
 
 from __future__ import annotations
@@ -21,30 +22,32 @@ import hashlib
 import hmac
 import itertools
 import json
-import logging
 import os
 import re
-import secrets as _random
 import threading
 from collections.abc import Iterable, Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
-from handoff.secrets import (
-    NER_ENTITIES,
-    PII_ENTITIES,
-    SECRET_ENTITIES,
-    Prefilter,
-    SecretSpec,
-    analyzer_engine,
-    phone_shaped,
+from handoff.analysis.scrub.engine import analyzer_engine, build_secret_recognizers
+from handoff.analysis.scrub.findings import (
+    Finding,
+    ScrubError,
+    shifted,
+    to_finding,
+    without_overlaps,
+)
+from handoff.analysis.scrub.patterns import NER_ENTITIES, PII_ENTITIES, phone_shaped
+from handoff.analysis.scrub.prefilter import Prefilter
+from handoff.analysis.scrub.settings import (
+    compile_allow,
+    custom_spec,
+    env_entities,
+    resolve_entities,
+    resolve_key,
+    split_regex_list,
+    valid_regex,
 )
 
-__all__ = ["DEFAULT_ENTITIES", "NER_ENTITIES", "PII_ENTITIES", "Finding", "ScrubError", "Scrubber"]
-
-logger = logging.getLogger("handoff.scrub")
-
-DEFAULT_ENTITIES: tuple[str, ...] = PII_ENTITIES + SECRET_ENTITIES
-_KNOWN_ENTITIES = frozenset(DEFAULT_ENTITIES + NER_ENTITIES)
 _PATTERN_PII = frozenset(PII_ENTITIES + NER_ENTITIES)
 
 _LINE_CACHE_SIZE = 65536
@@ -77,24 +80,6 @@ _SECRET_JSON_KEYS = re.compile(
 )
 _PASSWORD_JSON_KEYS = re.compile(r"(?i)password|passwd|passphrase|pwd")
 
-_process_key_lock = threading.Lock()
-_process_key: bytes | None = None
-
-
-class ScrubError(Exception):
-    """Scrubbing failed for a payload: the caller must withhold the content, never store it raw."""
-
-
-class Finding(NamedTuple):
-    """One detected value: its entity type, character span, score, the recognizer that found it and the text."""
-
-    entity: str
-    start: int
-    end: int
-    score: float
-    recognizer: str
-    text: str
-
 
 class Scrubber:
     """Redacts PII and secrets with consistent keyed pseudonyms ``<TYPE:xxxxxx>`` (HMAC-SHA256 of the
@@ -117,11 +102,11 @@ class Scrubber:
         spacy_model: str | None = None,
         score_threshold: float = 0.5,
     ) -> None:
-        self._key = _resolve_key(key)
+        self._key = resolve_key(key)
         self._spacy_model = spacy_model or None
-        self._custom = [_custom_spec(spec) for spec in recognizers]
-        self._entities = _resolve_entities(entities, self._spacy_model, self._custom)
-        self._allow = [_compile_allow(pattern) for pattern in allow]
+        self._custom = [custom_spec(spec) for spec in recognizers]
+        self._entities = resolve_entities(entities, self._spacy_model, self._custom)
+        self._allow = [compile_allow(pattern) for pattern in allow]
         self._threshold = float(score_threshold)
         self._prefilter = Prefilter(self._entities, [(spec.entity, re.compile(spec.regex, spec.flags)) for spec in self._custom])
         self._lines = _LineCache(_LINE_CACHE_SIZE)
@@ -144,8 +129,8 @@ class Scrubber:
         (``key`` from ``handoff.configure(scrub_key=...)``, flags of ``handoff scrub-test``) win over
         the environment, and bad ones raise ``ValueError``."""
         model = spacy_model or os.environ.get("HANDOFF_SPACY_MODEL") or None
-        entities = list(entities) if entities is not None else _env_entities(model)
-        allow = list(allow) or [p for p in _split_regex_list(os.environ.get("HANDOFF_SCRUB_ALLOW", "")) if _valid_regex(p)]
+        entities = list(entities) if entities is not None else env_entities(model)
+        allow = list(allow) or [p for p in split_regex_list(os.environ.get("HANDOFF_SCRUB_ALLOW", "")) if valid_regex(p)]
         key = key if key is not None else os.environ.get("HANDOFF_SCRUB_KEY") or None
         return cls(key, entities=entities, allow=allow, spacy_model=model, score_threshold=score_threshold)
 
@@ -211,12 +196,12 @@ class Scrubber:
             if is_key_block:
                 block = text[start:end]
                 entities = frozenset({"PRIVATE_KEY"}).union(*map(self._prefilter, block.split("\n")))
-                findings += _shifted(_without_overlaps(self._analyze_segment(block, entities)), start)
+                findings += shifted(without_overlaps(self._analyze_segment(block, entities)), start)
                 continue
             lines = text[start:end].split("\n")
             for line, found in zip(lines, self._scan_lines(lines)):
                 if found:
-                    findings += _shifted(found, start)
+                    findings += shifted(found, start)
                 start += len(line) + 1
         return findings
 
@@ -242,8 +227,8 @@ class Scrubber:
             for finding in self._analyze_segment(text, wanted):
                 index = bisect.bisect_right(starts, finding.start) - 1
                 if finding.end <= starts[index] + len(batch[index]):  # a match across lines is not a finding
-                    per_line[index] += _shifted((finding,), -starts[index])
-            found.update((line, tuple(_without_overlaps(line_findings))) for line, line_findings in zip(batch, per_line))
+                    per_line[index] += shifted((finding,), -starts[index])
+            found.update((line, tuple(without_overlaps(line_findings))) for line, line_findings in zip(batch, per_line))
         return found
 
     def _analyze_segment(self, segment: str, entities: frozenset[str]) -> list[Finding]:
@@ -255,14 +240,12 @@ class Scrubber:
             score_threshold=0.0,
             ad_hoc_recognizers=self._ad_hoc_recognizers(entities),
         )
-        return [finding for finding in map(_to_finding, results, itertools.repeat(segment)) if self._keeps_finding(finding)]
+        return [finding for finding in map(to_finding, results, itertools.repeat(segment)) if self._keeps_finding(finding)]
 
     def _ad_hoc_recognizers(self, entities: frozenset[str]) -> list | None:
         if not self._custom:
             return None
         if self._custom_recognizers is None:
-            from handoff.secrets import build_secret_recognizers
-
             self._custom_recognizers = build_secret_recognizers(tuple(self._custom))
         wanted = [r for r in self._custom_recognizers if r.supported_entities[0] in entities]
         return wanted or None
@@ -390,31 +373,6 @@ def _regions(text: str, find_key_blocks: bool) -> list[tuple[int, int, bool]]:
     return regions + [(cursor, len(text), False)]
 
 
-def _shifted(findings: Iterable[Finding], offset: int) -> list[Finding]:
-    return [Finding(f.entity, f.start + offset, f.end + offset, f.score, f.recognizer, f.text) for f in findings]
-
-
-def _without_overlaps(findings: list[Finding]) -> list[Finding]:
-    """Keep the strongest of overlapping findings (score, then length), in text order."""
-    ranked = sorted(findings, key=lambda f: (-f.score, -(f.end - f.start), f.start))
-    starts: list[int] = []
-    kept: list[Finding] = []
-    for finding in ranked:
-        index = bisect.bisect_left(starts, finding.start)
-        clashes_before = index > 0 and kept[index - 1].end > finding.start
-        clashes_after = index < len(kept) and kept[index].start < finding.end
-        if not (clashes_before or clashes_after):
-            starts.insert(index, finding.start)
-            kept.insert(index, finding)
-    return kept
-
-
-def _to_finding(result: Any, text: str) -> Finding:
-    metadata = result.recognition_metadata or {}
-    recognizer = metadata.get("recognizer_name") or type(result).__name__
-    return Finding(result.entity_type, result.start, result.end, round(result.score, 2), recognizer, text[result.start : result.end])
-
-
 def _secret_key_entity(key: str, value: str) -> str | None:
     if not _SECRET_JSON_KEYS.search(key) or not value.strip() or value.startswith("<"):
         return None
@@ -423,98 +381,3 @@ def _secret_key_entity(key: str, value: str) -> str | None:
     if key.lower().endswith("tokens") or len(value) < 8 or value.replace(".", "").isdigit():
         return None
     return "SECRET"
-
-
-def _resolve_key(key: bytes | str | None) -> bytes:
-    if key is None:
-        return _random_process_key()
-    if isinstance(key, str):
-        key = key.encode("utf-8")
-    if not key:
-        raise ValueError("scrub key must not be empty")
-    return key
-
-
-def _random_process_key() -> bytes:
-    global _process_key
-    with _process_key_lock:
-        if _process_key is None:
-            _process_key = _random.token_bytes(32)
-            logger.warning(
-                "no scrub key configured (HANDOFF_SCRUB_KEY): using a random key for this process; "
-                "pseudonyms will not match across processes"
-            )
-        return _process_key
-
-
-def _resolve_entities(entities: Iterable[str] | None, spacy_model: str | None, custom: list) -> tuple[str, ...]:
-    if entities is None:
-        chosen = list(DEFAULT_ENTITIES) + (list(NER_ENTITIES) if spacy_model else [])
-    else:
-        chosen = [e.strip().upper() for e in entities if e.strip()]
-        unknown = sorted(set(chosen) - _KNOWN_ENTITIES)
-        if unknown:
-            raise ValueError(f"unknown scrub entities: {', '.join(unknown)} (known: {', '.join(sorted(_KNOWN_ENTITIES))})")
-        if not spacy_model and set(chosen) & set(NER_ENTITIES):
-            raise ValueError("PERSON and LOCATION need a spaCy NER model (HANDOFF_SPACY_MODEL)")
-    chosen += [spec.entity for spec in custom]
-    return tuple(dict.fromkeys(chosen))
-
-
-def _custom_spec(config: dict) -> Any:
-    missing = {"name", "entity", "regex"} - set(config)
-    if missing:
-        raise ValueError(f"custom recognizer needs {', '.join(sorted(missing))}: {config!r}")
-    pattern = _compile_allow(config["regex"])
-    group = 1 if pattern.groups else 0
-    regex = config["regex"] if group else f"({config['regex']})"
-    return SecretSpec(str(config["name"]), str(config["entity"]).upper(), regex, float(config.get("score", 0.8)), 1)
-
-
-def _compile_allow(pattern: str) -> re.Pattern[str]:
-    try:
-        return re.compile(pattern)
-    except re.error as exc:
-        raise ValueError(f"bad regex {pattern!r}: {exc}") from exc
-
-
-def _valid_regex(pattern: str) -> bool:
-    try:
-        re.compile(pattern)
-    except re.error as exc:
-        logger.warning("ignoring HANDOFF_SCRUB_ALLOW pattern %r: %s", pattern, exc)
-        return False
-    return True
-
-
-def _env_entities(spacy_model: str | None) -> list[str] | None:
-    entities = _env_list("HANDOFF_SCRUB_ENTITIES")
-    try:
-        _resolve_entities(entities, spacy_model, [])
-    except ValueError as exc:
-        logger.warning("ignoring HANDOFF_SCRUB_ENTITIES: %s", exc)
-        return None
-    return entities
-
-
-def _split_regex_list(raw: str) -> list[str]:
-    """Split a comma list of regexes, keeping commas inside ``{m,n}``, ``[...]``, ``(...)`` or after ``\\``."""
-    items, current, depth, escaped = [], [], 0, False
-    for char in raw:
-        if char == "," and depth == 0 and not escaped:
-            items.append("".join(current))
-            current = []
-            continue
-        if not escaped:
-            depth += (char in "([{") - (char in ")]}")
-        escaped = char == "\\" and not escaped
-        current.append(char)
-    items.append("".join(current))
-    return [item.strip() for item in items if item.strip()]
-
-
-def _env_list(name: str) -> list[str] | None:
-    raw = os.environ.get(name)
-    return [item.strip() for item in raw.split(",") if item.strip()] if raw else None
-
-

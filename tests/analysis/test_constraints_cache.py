@@ -22,7 +22,7 @@ import pytest
 
 from bench.corpus import agent_prompts
 from handoff import demo
-from handoff.constraints import extract_constraints
+from handoff.analysis.constraints import extract_constraints
 from handoff.testing import capture
 
 _REPO = Path(__file__).parents[2]

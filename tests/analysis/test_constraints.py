@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from handoff.constraints import (
+from handoff.analysis.constraints import (
     CONSTRAINT_CLASSES,
     CONSTRAINTS_VERSION,
     Constraint,

@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from handoff.cli import main
-from handoff.scrub import DEFAULT_ENTITIES, PII_ENTITIES, Finding, ScrubError, Scrubber
+from handoff.analysis.scrub import DEFAULT_ENTITIES, PII_ENTITIES, Finding, ScrubError, Scrubber
 
 CORPUS = pathlib.Path(__file__).resolve().parent.parent / "data" / "scrub_corpus"
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
@@ -344,7 +344,7 @@ def test_without_a_key_one_warning_is_logged_per_process():
     """With no key, a random per-process key is used (same token within the process) and one warning says so."""
     code = (
         "import logging; logging.basicConfig(format='%(name)s %(levelname)s %(message)s')\n"
-        "from handoff.scrub import Scrubber\n"
+        "from handoff.analysis.scrub import Scrubber\n"
         "a, b = Scrubber(), Scrubber()\n"
         "print(a.scrub_text('li.chen@fabrikam.de') == b.scrub_text('li.chen@fabrikam.de'))\n"
     )

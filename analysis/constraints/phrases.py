@@ -1,0 +1,148 @@
+"""Negations and qualifiers: a trigger phrase bound to the few words it governs.
+
+``no more than 3 retries`` is ``qualifier:at most 3 retries``; objects are capped at a few
+content words, and atomic constraints inside them appear in normalized form.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Iterator
+
+from handoff.analysis.constraints.tokens import Constraint
+from handoff.analysis.constraints.vocabulary import (
+    NEGATION_WORDS,
+    NEGATIONS,
+    OBJECT_WORDS,
+    QUALIFIERS,
+    STOP_WORDS,
+    UNCOUNTED,
+    trie_pattern,
+)
+from handoff.analysis.constraints.windows import WIDEN_MAX
+
+_PHRASE_BODY = f"({trie_pattern([*QUALIFIERS, *NEGATION_WORDS])})(?![a-z0-9])"
+# Triggers are matched in lower-cased text after a space: punctuation that can open a word
+# (``(no``, ``**never``, a line break) is first turned into spaces, so one pattern with a
+# literal first character, which `re` finds fastest, sees them all.
+_PHRASE_AFTER_SPACE = re.compile(" " + _PHRASE_BODY)
+_OPENERS = "\t\n\r([{\"“‘*_/>—–-"
+_PHRASE_AT_START = re.compile(_PHRASE_BODY)
+_GAP_PATTERN = r"[*_]*(?:[ \t]+|[ \t]*\r?\n[ \t]*(?=[a-z*_]))[*_]*"  # markdown emphasis is not a word
+_WORD_PATTERN = r"[A-Za-z0-9][\w'’-]*"
+_GAP = re.compile(_GAP_PATTERN)
+_WORD = re.compile(_WORD_PATTERN)
+# Runs of plain words after a trigger: the common case, handled without a loop over matches.
+_RUN_WORDS = 8
+_WORD_RUN = re.compile(rf"(?:{_GAP_PATTERN}{_WORD_PATTERN}){{1,{_RUN_WORDS}}}")
+_SENTENCE_END = frozenset(".;:!?,)]}\"”")
+
+
+def _atom_word(atom: Constraint) -> str:
+    """How an atomic constraint reads inside a phrase token: its value, ``%`` kept for percents."""
+    value = atom.token.split(":", 1)[1]
+    return value + "%" if atom.cls == "percent" else value
+
+
+def _object(text: str, pos: int, atoms_at: dict[int, Constraint], atom_starts: list[int]) -> tuple[list[str], int]:
+    """The few words a negation or qualifier governs, starting at ``pos``; and where they end.
+
+    Up to three content words; stop words end the object once it has one, auxiliaries and
+    articles ride along uncounted, an atomic constraint or the end of a sentence ends it.
+    """
+    run = _WORD_RUN.match(text, pos)
+    if run is None or "_" in run.group():
+        return _object_with_atoms(text, pos, atoms_at)
+    plain = run.group().replace("*", " ")
+    words: list[str] = []
+    ends: list[int] = []
+    counted, seen = 0, 0
+    for raw in plain.split():
+        word = raw.lower()
+        if counted and word in STOP_WORDS:
+            break
+        seen = plain.find(raw, seen) + len(raw)
+        words.append(word)
+        ends.append(pos + seen)
+        counted += word not in UNCOUNTED
+        if counted == OBJECT_WORDS:
+            break
+    else:  # the run ran out: the object may go on past it, with an atom or more words
+        if len(ends) == _RUN_WORDS or _atom_within(text, pos, run.end(), atom_starts, past_gap=True):
+            return _object_with_atoms(text, pos, atoms_at)
+    if ends and _atom_within(text, pos, ends[-1], atom_starts, past_gap=False):
+        return _object_with_atoms(text, pos, atoms_at)
+    while words and words[-1] in UNCOUNTED:
+        words.pop()
+    return words, ends[len(words) - 1] if words else pos
+
+
+def _atom_within(text: str, start: int, end: int, atom_starts: list[int], past_gap: bool) -> bool:
+    """Whether an atom starts inside ``text[start:end]`` (or, with ``past_gap``, right after it)."""
+    i = bisect_left(atom_starts, start)
+    if i == len(atom_starts) or atom_starts[i] - end > WIDEN_MAX:
+        return False
+    gap = _GAP.match(text, end) if past_gap else None
+    return atom_starts[i] <= (gap.end() if gap else end)
+
+
+def _object_with_atoms(text: str, pos: int, atoms_at: dict[int, Constraint]) -> tuple[list[str], int]:
+    """:func:`_object` word by word, for objects that contain an atomic constraint."""
+    words: list[tuple[str, int]] = []  # each word with where it ends
+    counted, end = 0, pos
+    while counted < OBJECT_WORDS and (gap := _GAP.match(text, end)):
+        word, stop_after, end = _next_word(text, gap.end(), atoms_at)
+        if word is None or (counted and word in STOP_WORDS):
+            break
+        words.append((word, end))
+        counted += word not in UNCOUNTED
+        if stop_after:
+            break
+    while words and words[-1][0] in UNCOUNTED:
+        words.pop()
+    return [word for word, _end in words], words[-1][1] if words else pos
+
+
+def _next_word(text: str, pos: int, atoms_at: dict[int, Constraint]) -> tuple[str | None, bool, int]:
+    """The word at ``pos`` (an atom counts as one word and ends the object), whether it ends a sentence."""
+    atom = atoms_at.get(pos)
+    if atom is not None:
+        return _atom_word(atom), True, atom.end
+    m = _WORD.match(text, pos)
+    if m is None:
+        return None, True, pos
+    return m.group().lower(), text[m.end():m.end() + 1] in _SENTENCE_END, m.end()
+
+
+def _head(m: re.Match[str]) -> tuple[str, str]:
+    """The class and canonical trigger of a phrase match: ``"can't"`` -> ``("negation", "not")``."""
+    raw = m[1] if m[1].isalpha() else " ".join(m[1].split())
+    if raw in QUALIFIERS:
+        return "qualifier", QUALIFIERS[raw]
+    return "negation", NEGATIONS.get(raw, "not")
+
+
+def _triggers(low: str) -> list[re.Match[str]]:
+    """Every negation or qualifier trigger in ``low``, in text order."""
+    for opener in _OPENERS:
+        low = low.replace(opener, " ")
+    first = _PHRASE_AT_START.match(low)
+    found = list(_PHRASE_AFTER_SPACE.finditer(low))
+    return [first, *found] if first else found
+
+
+def find_phrases(text: str, low: str, atoms: list[Constraint], taken: bytearray) -> Iterator[Constraint]:
+    """Negations and qualifiers with their objects; triggers inside an atom are not phrases."""
+    atoms_at = {atom.start: atom for atom in atoms}
+    atom_starts = sorted(atoms_at)
+    covered = 0
+    for m in _triggers(low):
+        start = m.start(1)
+        if start < covered or taken.find(1, start, m.end()) != -1:
+            continue
+        words, end = _object(text, m.end(), atoms_at, atom_starts)
+        if words:
+            cls, head = _head(m)
+            covered = m.end()
+            yield Constraint(cls, f"{cls}:{head} {' '.join(words)}", text[start:end], start, end)

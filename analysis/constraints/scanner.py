@@ -1,0 +1,98 @@
+"""Finding constraints in a text: atoms by priority, then phrases; the entry points.
+
+:func:`find_constraints` scans a whole text; :func:`extract_constraints` gives its sorted tokens,
+by default through the piece cache (:mod:`handoff.analysis.constraints.cache`), which is tested
+to give exactly the tokens of the whole-text scan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from handoff.analysis.constraints.cache import (
+    PIECE_CACHE_CHARS,
+    PIECE_CACHE_ENTRIES,
+    PieceCache,
+)
+from handoff.analysis.constraints.extractors import EXTRACTORS
+from handoff.analysis.constraints.phrases import find_phrases
+from handoff.analysis.constraints.tokens import Constraint, Found
+from handoff.analysis.constraints.windows import Gate, View, fold, gate_spans
+
+
+def _atoms(text: str, low: str) -> tuple[list[Constraint], bytearray]:
+    """Atomic constraints in text order, and a map of the characters they cover.
+
+    Each span goes to the first extractor (in priority order) that matches it.
+    """
+    taken = bytearray(len(text))
+    found: list[Constraint] = []
+    views: dict[Gate | None, View] = {}
+    for pattern, build, gate in EXTRACTORS:
+        view = views.get(gate) or views.setdefault(gate, View(text, gate_spans(text, low, gate)))
+        for m in pattern.finditer(view.text):
+            shift = view.shift(m.start())
+            if taken.find(1, m.start() + shift, m.end() + shift) == -1:
+                found += _claim(build(m, view.text), shift, taken, text)
+    found.sort(key=lambda c: c.start)
+    return found, taken
+
+
+def _claim(built: list[Found], shift: int, taken: bytearray, text: str) -> Iterator[Constraint]:
+    """Constraints at their text offsets, marking their spans taken; any that overlap one already taken are dropped."""
+    for cls, token, start, end in built:
+        start, end = start + shift, end + shift
+        if taken.find(1, start, end) == -1:
+            taken[start:end] = b"\x01" * (end - start)
+            yield Constraint(cls, token, text[start:end], start, end)
+
+
+def find_constraints(text: str) -> list[Constraint]:
+    """Every constraint in ``text``, in text order (by start, then end).
+
+    Atomic constraints never overlap one another; negation and qualifier phrases may contain
+    them. The same text always gives the same list.
+    """
+    low = fold(text)
+    atoms, taken = _atoms(text, low)
+    found = atoms + list(find_phrases(text, low, atoms, taken))
+    found.sort(key=lambda c: (c.start, c.end))
+    return found
+
+
+def extract_constraints(text: str | bytes, *, cache: bool = True) -> list[str]:
+    """The sorted, de-duplicated constraint tokens of ``text``; bytes are decoded as UTF-8 (errors replaced).
+
+    With ``cache`` (the default) the text is cut into pieces no constraint can cross (at ``|``
+    and at line breaks allows (:data:`~handoff.analysis.constraints.cache.NEWLINE_CUT`)) and each distinct piece is extracted once
+    and remembered (a bounded cache shared by threads), which is what
+    keeps the writer fast on prompts that repeat lines and table cells; ``cache=False`` extracts
+    the whole text in one pass, the reference the cached path is tested against.
+    """
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    if not cache:
+        return sorted({c.token for c in find_constraints(text)})
+    return _PIECES.tokens(text)
+
+
+_PIECES = PieceCache(PIECE_CACHE_ENTRIES, PIECE_CACHE_CHARS, find_constraints)
+
+
+def lost_constraints(upstream: str, downstream: str) -> list[Constraint]:
+    """Constraints of ``upstream`` whose token does not appear in ``downstream``.
+
+    One entry per lost token (its first occurrence), in upstream text order.
+    """
+    kept = {c.token for c in find_constraints(downstream)}
+    lost: dict[str, Constraint] = {}
+    for constraint in find_constraints(upstream):
+        if constraint.token not in kept and constraint.token not in lost:
+            lost[constraint.token] = constraint
+    return list(lost.values())
+
+
+def diff_tokens(upstream: list[str], downstream: list[str]) -> tuple[list[str], list[str]]:
+    """``(lost, gained)``: tokens only upstream and tokens only downstream, each sorted."""
+    up, down = set(upstream), set(downstream)
+    return sorted(up - down), sorted(down - up)

@@ -1,0 +1,44 @@
+"""What extraction produces: :class:`Constraint` and its normalized ``"<class>:<value>"`` token.
+
+Tokens change meaning only with :data:`CONSTRAINTS_VERSION`, which the writer stores beside them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Bump whenever a token for the same text could change; stored in ``constraints_version``.
+CONSTRAINTS_VERSION: int = 1
+
+#: Every value ``Constraint.cls`` can take.
+CONSTRAINT_CLASSES: tuple[str, ...] = (
+    "number", "percent", "money", "date", "time", "clause", "id", "negation", "qualifier", "unit",
+)
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """One constraint found in a text: its class, normalized token and where it was written."""
+
+    cls: str
+    token: str
+    text: str
+    start: int
+    end: int
+
+
+def norm_number(raw: str) -> str:
+    """``"172,000.00"`` -> ``"172000"``, ``"9.50"`` -> ``"9.5"``, ``"007"`` -> ``"7"``."""
+    digits = raw.replace(",", "")
+    if "." in digits:
+        digits = digits.rstrip("0").rstrip(".")
+    whole, dot, fraction = digits.partition(".")
+    return (whole.lstrip("0") or "0") + dot + fraction
+
+
+# What a builder finds: (class, token, start, end) in the text it was given.
+Found = tuple[str, str, int, int]
+
+
+def make_found(cls: str, value: str, start: int, end: int) -> Found:
+    return cls, f"{cls}:{value}", start, end

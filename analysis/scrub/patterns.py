@@ -1,0 +1,152 @@
+"""What counts as a secret or a phone number: the secret patterns and the entity lists.
+
+Secrets are credentials that leak into prompts, logs and tool payloads. Each :class:`SecretSpec`
+is a regular expression whose group is the secret itself, so ``password=hunter2`` becomes
+``password=<PASSWORD:…>`` and the key name stays readable. Pure data and :mod:`re`: the
+Presidio recognizers built from these live in :mod:`handoff.analysis.scrub.engine`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+PII_ENTITIES: tuple[str, ...] = (
+    "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS", "US_SSN", "CRYPTO",
+)  # fmt: skip
+NER_ENTITIES: tuple[str, ...] = ("PERSON", "LOCATION")
+PHONE_MIN_DIGITS = 7
+
+_ASSIGN = r"""["']?\s*[:=]\s*"""
+_TOKEN_CHARS = r"[A-Za-z0-9\-._~+/]"
+# Key names are bounded ({0,40}): unbounded runs backtrack quadratically on long dotted tokens.
+_SECRET_KEY_NAMES = r"[A-Za-z0-9_.\-]{0,40}(?:secret|token|api_?key|apikey|private_?key|credentials?)[A-Za-z0-9_]{0,40}"
+_PASSWORD_KEY_NAMES = r"[A-Za-z0-9_.\-]{0,40}(?:password|passwd|passphrase|pwd)[A-Za-z0-9_]{0,40}"
+QUERY_KEYS = (
+    r"token|access_token|refresh_token|id_token|auth_token|api_key|apikey|client_secret|"
+    r"secret|password|sig|signature|x-amz-signature|x-amz-credential|session_?id|code_verifier"
+)
+
+
+class SecretSpec(NamedTuple):
+    """One secret pattern: the recognizer ``name``, its ``entity``, the regex and the group holding the secret."""
+
+    name: str
+    entity: str
+    regex: str
+    score: float
+    group: int = 1
+    flags: int = 0
+
+
+SECRET_SPECS: tuple[SecretSpec, ...] = (
+    SecretSpec(
+        "PrivateKeyRecognizer",
+        "PRIVATE_KEY",
+        r"(-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?:(?:\\n|\r?\n)[A-Za-z0-9+/=:\- ]+)+))",
+        1.0,
+    ),
+    SecretSpec("AwsAccessKeyRecognizer", "AWS_ACCESS_KEY", r"\b((?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|AIPA)[A-Z0-9]{16})\b", 0.95),
+    SecretSpec(
+        "AwsSecretKeyRecognizer",
+        "AWS_SECRET_KEY",
+        r"(?i:aws_?secret|secret_?access_?key)[^\n]{0,40}?(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        0.9,
+    ),
+    SecretSpec("ApiKeyRecognizer", "API_KEY", r"(?<![\w-])(sk-(?:ant-|proj-)?[A-Za-z0-9][A-Za-z0-9_\-]{19,})", 0.9),
+    SecretSpec("ApiKeyRecognizer", "API_KEY", r"\b((?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,})", 0.9),
+    SecretSpec(
+        "GitHubTokenRecognizer",
+        "GITHUB_TOKEN",
+        r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b",
+        0.95,
+    ),
+    SecretSpec("SlackTokenRecognizer", "SLACK_TOKEN", r"\b(xox[abposr]-[A-Za-z0-9][A-Za-z0-9\-]{9,250})", 0.95),
+    SecretSpec("JwtRecognizer", "JWT", r"\b(eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})", 0.95),
+    SecretSpec(
+        "AuthHeaderRecognizer",
+        "AUTH_TOKEN",
+        r"(?i:\bauthorization" + _ASSIGN + r"[\"']?(?:bearer|basic|token|digest|apikey)?\s*)(" + _TOKEN_CHARS + r"{8,}=*)",
+        0.9,
+    ),
+    SecretSpec("AuthHeaderRecognizer", "AUTH_TOKEN", r"(?i:\bbearer\s+)(" + _TOKEN_CHARS + r"{16,}=*)", 0.85),
+    SecretSpec("AuthHeaderRecognizer", "AUTH_TOKEN", r"(?i:\b(?:set-)?cookie" + _ASSIGN + r")([^\r\n\"']{8,})", 0.85),
+    SecretSpec(
+        "AuthHeaderRecognizer",
+        "AUTH_TOKEN",
+        r"(?i:\b(?:x-api-key|x-auth-token|api-key)" + _ASSIGN + r"[\"']?)(" + _TOKEN_CHARS + r"{12,}=*)",
+        0.85,
+    ),
+    SecretSpec(
+        "PasswordRecognizer",
+        "PASSWORD",
+        r"(?i:\b" + _PASSWORD_KEY_NAMES + _ASSIGN + r")(?:\"([^\"\n]{3,})\"|'([^'\n]{3,})'|([^\s\"',;}<]{3,}))",
+        0.85,
+        group=0,
+    ),
+    SecretSpec(
+        "SecretAssignmentRecognizer",
+        "SECRET",
+        r"(?i:\b" + _SECRET_KEY_NAMES + _ASSIGN + r")(?:\"([^\"\n]{8,})\"|'([^'\n]{8,})'|([^\s\"',;&}<]{8,}))",
+        0.7,
+        group=0,
+    ),
+    SecretSpec("UrlCredentialRecognizer", "URL_CREDENTIAL", r"\b[a-zA-Z][a-zA-Z0-9+.\-]{0,20}://([^\s/:@\"']+:[^\s/@\"']+)@", 0.95),
+    SecretSpec(
+        "UrlCredentialRecognizer",
+        "URL_CREDENTIAL",
+        r"[?&;](?i:" + QUERY_KEYS + r")=([^&\s#\"'<>]{4,})",
+        0.9,
+    ),
+)
+
+SECRET_ENTITIES: tuple[str, ...] = tuple(dict.fromkeys(spec.entity for spec in SECRET_SPECS))
+
+
+def secret_spans(spec: SecretSpec, pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
+    """Return the (start, end) spans of the secret values that ``pattern`` (compiled from ``spec``) finds in ``text``."""
+    spans = []
+    for match in pattern.finditer(text):
+        span = _secret_span(spec, match)
+        if span is not None and _is_secret_value(text[span[0] : span[1]]):
+            spans.append(span)
+    return spans
+
+
+def _secret_span(spec: SecretSpec, match: re.Match[str]) -> tuple[int, int] | None:
+    """Return the span of the secret group; ``group=0`` means the first alternative group that matched."""
+    if spec.group:
+        return match.span(spec.group)
+    for index in range(1, (match.lastindex or 0) + 1):
+        if match.group(index) is not None:
+            return match.span(index)
+    return None
+
+
+def _is_secret_value(value: str) -> bool:
+    """Reject placeholders and values that are already pseudonyms or plain numbers of a few digits."""
+    stripped = value.strip()
+    if stripped.startswith("<") or stripped.startswith("${") or stripped.startswith("{{"):
+        return False
+    return not (stripped.isdigit() and len(stripped) < 8) and set(stripped) - set("*x.•-") != set()
+_DATE_PREFIX = re.compile(r"\d{4}[\-/.]\d{1,2}[\-/.]\d{1,2}|\d{1,2}[\-/.]\d{1,2}[\-/.]\d{4}")
+IPV4_LIKE = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
+PHONE_CANDIDATE = re.compile(r"(?<![\w.+\-])\+?\(?\d[\d \-.()]{5,40}\d(?!\w)")  # not inside a word or digest
+
+
+def digit_count(text: str) -> int:
+    """The number of ASCII digits in ``text`` (bytes.translate: several times faster than str's)."""
+    encoded = text.encode("utf-8", "surrogatepass")
+    return len(encoded) - len(encoded.translate(None, b"0123456789"))
+
+
+def phone_shaped(text: str) -> bool:
+    """A phone number starts with ``+`` or an area code in parentheses, or has ten digits or more
+    (at most eleven when written without separators)."""
+    digits = digit_count(text)
+    if digits < PHONE_MIN_DIGITS or _DATE_PREFIX.match(text) or IPV4_LIKE.search(text):
+        return False
+    if text.startswith(("+", "(")):
+        return True
+    return 10 <= digits <= 11 or (digits >= 10 and not text.isdigit())  # 13 bare digits: an epoch-ms timestamp
