@@ -112,7 +112,7 @@ def profile_writer(handoffs: int = 200, top: int = 10, work: str = "bench/_work"
     from handoff.config import current_settings
     from handoff.exporters.memory import InMemoryExporter
     from handoff.exporters.store_exporter import StoreExporter
-    from handoff.recorder import Recorder, replace_recorder
+    from handoff.capture.recorder import Recorder, replace_recorder
     from handoff.store import open_store
 
     memory = InMemoryExporter()

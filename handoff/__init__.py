@@ -14,12 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from handoff.capture import current, fallback, record, step
-from handoff.handle import Handle
-from handoff.runs import run
-from handoff.context import bind
+from handoff.capture import Handle, bind, current, extract, fallback, inject, record, run, step
 from handoff.errors import HandoffError
-from handoff.propagation import extract, inject
 
 __version__ = "0.1.0"
 
@@ -59,8 +55,8 @@ def configure(
     ``ValueError``.
     """
     given = {name: value for name, value in locals().items() if value is not _UNSET}
+    from handoff.capture.recorder import Recorder, replace_recorder
     from handoff.config import update_settings
-    from handoff.recorder import Recorder, replace_recorder
 
     settings = update_settings(**given)
     replace_recorder(Recorder(settings))
@@ -68,16 +64,14 @@ def configure(
 
 def flush(timeout_s: float = 30.0) -> bool:
     """Write everything recorded so far (and export pending OTLP spans); ``False`` if ``timeout_s`` ran out."""
-    from handoff.exporters import otlp
-    from handoff.recorder import get_recorder
+    from handoff.capture.recorder import flush as flush_recorder
 
-    written = get_recorder().writer.force_flush(timeout_s)
-    return otlp.force_flush(timeout_s) and written
+    return flush_recorder(timeout_s)
 
 
 def shutdown(timeout_s: float = 30.0) -> bool:
     """Flush and stop the background writer (done automatically at interpreter exit)."""
-    from handoff.recorder import get_recorder, replace_recorder
+    from handoff.capture.recorder import get_recorder, replace_recorder
 
     done = get_recorder().writer.force_flush(timeout_s)
     replace_recorder(None, timeout_s)
@@ -86,7 +80,7 @@ def shutdown(timeout_s: float = 30.0) -> bool:
 
 def stats() -> dict[str, int]:
     """Return this process's recorder counters: enqueued, written, spooled, retried, dropped, errors."""
-    from handoff.recorder import get_recorder
+    from handoff.capture.recorder import get_recorder
 
     return get_recorder().counters.snapshot()
 

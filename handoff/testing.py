@@ -20,7 +20,7 @@ from typing import Iterator
 
 from handoff.config import current_settings
 from handoff.exporters.memory import InMemoryExporter
-from handoff.recorder import Recorder, swap_recorder
+from handoff.capture.recorder import Recorder, swap_recorder
 
 __all__ = ["CapturedRecords", "InMemoryExporter", "capture"]
 

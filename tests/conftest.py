@@ -145,7 +145,7 @@ def _fresh_recorder(tmp_path_factory, monkeypatch) -> Iterator[None]:
     """
     from handoff.config import reset_settings
     from handoff.diagnostics import forget_warnings
-    from handoff.recorder import replace_recorder
+    from handoff.capture.recorder import replace_recorder
 
     forget_warnings()
     monkeypatch.setenv("HANDOFF_SPOOL_DIR", str(tmp_path_factory.mktemp("spool")))

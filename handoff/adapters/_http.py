@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any, Callable
 
 from handoff.adapters._handles import finish, open_handle, set_input, set_output
-from handoff.propagation import inject
+from handoff.capture.propagation import inject
 
 Namer = Callable[[Any], str]
 

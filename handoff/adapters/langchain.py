@@ -103,18 +103,15 @@ class HandoffCallbackHandler(BaseCallbackHandler):
         with self._lock:
             enclosing = self._nodes.get(parent_run_id) if parent_run_id else None
         parents, from_ = self._parents(enclosing, metadata)
-        parent = parents[0] if parents else None
         handle = open_handle(
             name,
             from_=from_,
             kind=self._kinds.get(name, kind),
-            parent=parent,
-            run=enclosing.handle._run if enclosing is not None and enclosing.handle is not None else None,
-            span_parent=enclosing.handle if enclosing is not None else None,
+            parent=parents[0] if parents else None,
+            within=enclosing.handle if enclosing is not None else None,
+            fan_in=[other.handoff_id for other in parents[1:] if other is not None] if len(parents) > 1 else None,
         )
         set_input(handle, value, content_type)
-        if handle is not None and len(parents) > 1:
-            handle._fan_in = [other.handoff_id for other in parents[1:] if other is not None]
         with self._lock:
             self._nodes[run_id] = _Node(handle, name, (metadata or {}).get("langgraph_step"))
 

@@ -25,9 +25,10 @@ from agents.tracing import TracingProcessor
 from agents.tracing.span_data import AgentSpanData, FunctionSpanData, GenerationSpanData, HandoffSpanData, ResponseSpanData
 
 from handoff.adapters._foreign import ForeignCall, begin_run, build_record, end_run
-from handoff.context import current_handle, current_run
-from handoff.recorder import get_recorder
-from handoff.render import render_value
+from handoff.capture.context import current_run
+from handoff.capture.handle import current_handle
+from handoff.capture.recorder import get_recorder
+from handoff.capture.render import render_value
 
 __all__ = ["HandoffTracingProcessor"]
 

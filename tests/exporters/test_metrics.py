@@ -13,7 +13,7 @@ import handoff
 from handoff.config import reset_settings
 from handoff.exporters.metrics import register_metrics
 from handoff.queries import connect, query
-from handoff.recorder import writer_status
+from handoff.capture.recorder import writer_status
 from handoff.store.s3 import S3ObjectStore
 
 

@@ -16,7 +16,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 import handoff
-from handoff.exporters.genai import GenAISpanProcessor, span_content
+from handoff.adapters.genai import GenAISpanProcessor, span_content
 
 
 def instrumentor(which: str):

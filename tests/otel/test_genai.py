@@ -14,7 +14,7 @@ from opentelemetry.sdk.trace import TracerProvider
 
 import handoff
 from handoff.adapters.fake_server import FakeModelServer
-from handoff.exporters.genai import GenAISpanProcessor
+from handoff.adapters.genai import GenAISpanProcessor
 from handoff.queries.content import fetch_content
 from handoff.queries.db import connect, query
 from handoff.store import open_store

@@ -1,4 +1,4 @@
-"""The capture API: ``step``, ``record``, ``fallback`` and ``current`` (``run`` lives in :mod:`handoff.runs`).
+"""The capture API: ``step``, ``record`` and ``fallback`` (``run`` lives in :mod:`handoff.capture.runs`).
 
 Everything here runs on the application's thread. It renders and hashes the payloads, infers
 parent and attempt, opens an OpenTelemetry span and hands a record to the background writer.
@@ -10,43 +10,18 @@ from __future__ import annotations
 
 import functools
 import inspect
-import time
 from typing import Any, Callable, TypeVar
 
-from handoff.context import current_handle, current_run
-from handoff.handle import Handle, StepSpec, _output_renderer, _split_config
+from handoff.capture.context import current_run
+from handoff.capture.handle import Handle, current_handle, open_handle
+from handoff.capture.recorder import get_recorder
+from handoff.capture.render import make_input_renderer, make_output_renderer, render_stream, render_value
+from handoff.capture.spec import StepSpec, merge_config
 from handoff.model import Event
-from handoff.recorder import get_recorder
-from handoff.render import make_input_renderer, render_stream, render_value
-from handoff.runs import run, start_run
 
-__all__ = ["Handle", "StepSpec", "current", "fallback", "record", "run", "step"]
+__all__ = ["fallback", "record", "step"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _open(spec: StepSpec, parent: Any = None, *, start_span: bool = True) -> Handle | None:
-    """Open a handoff in the current run (or an implicit run of its own); ``None`` if recording failed."""
-    recorder = get_recorder()
-    if not recorder.settings.enabled:
-        return None
-    try:
-        run = current_run.get()
-        owns = run is None
-        if owns:
-            run = start_run(recorder, spec.to, {}, None)
-        return Handle(recorder, spec, run, owns, parent, start_span=start_span)
-    except Exception as exc:  # noqa: BLE001 - the app must run as if unrecorded
-        recorder.capture_failed(exc)
-        return None
-
-
-def _guard(handle: Handle, action: Callable[[], None]) -> None:
-    try:
-        action()
-    except Exception as exc:  # noqa: BLE001
-        handle._recorder.capture_failed(exc)
-
 
 
 # -- steps -----------------------------------------------------------------------------------
@@ -84,11 +59,11 @@ def step(
             from_,
             kind,
             parent,
-            _split_config(model, effort, prompt_pack, template, config),
+            merge_config(model, effort, prompt_pack, template, config),
             attributes,
             scrub,
             make_input_renderer(fn, render),
-            _output_renderer(render_output),
+            make_output_renderer(render_output),
         )
         if inspect.isasyncgenfunction(fn):
             return _wrap_async_gen(fn, spec)  # type: ignore[return-value]
@@ -105,19 +80,25 @@ def step(
 
 
 def _begin(spec: StepSpec, args: tuple, kwargs: dict) -> Handle | None:
-    handle = _open(spec, start_span=False)
+    handle = open_handle(spec, start_span=False)
     if handle is None:
         return None
-    try:
-        handle._set_input(spec.render(args, kwargs))
-    except Exception as exc:  # noqa: BLE001 - a bad render= must not break the call
-        handle._recorder.capture_failed(exc)
-    try:
-        handle._start_span()
-        handle._activate()
-    except Exception as exc:  # noqa: BLE001
-        handle._recorder.capture_failed(exc)
+    handle.guarded(lambda: handle.set_input(spec.render(args, kwargs)))  # a bad render= must not break the call
+    handle.guarded(_start_and_activate(handle))
     return handle
+
+
+def _start_and_activate(handle: Handle) -> Callable[[], None]:
+    def start() -> None:
+        handle.start_span()
+        handle.activate()
+
+    return start
+
+
+def _returned(handle: Handle, spec: StepSpec, result: Any) -> Any:
+    handle.guarded(lambda: handle.set_output(spec.render_output(result)))
+    return result
 
 
 def _wrap_sync(fn: Callable[..., Any], spec: StepSpec) -> Callable[..., Any]:
@@ -127,15 +108,12 @@ def _wrap_sync(fn: Callable[..., Any], spec: StepSpec) -> Callable[..., Any]:
         if handle is None:
             return fn(*args, **kwargs)
         try:
-            result = fn(*args, **kwargs)
+            return _returned(handle, spec, fn(*args, **kwargs))
         except Exception as exc:
-            handle._fail(exc)
+            handle.fail(exc)
             raise
-        else:
-            _guard(handle, lambda: handle._set_output(spec.render_output(result)))
-            return result
         finally:
-            _finish(handle)
+            handle.guarded(handle.finish)
 
     return wrapper
 
@@ -147,21 +125,14 @@ def _wrap_async(fn: Callable[..., Any], spec: StepSpec) -> Callable[..., Any]:
         if handle is None:
             return await fn(*args, **kwargs)
         try:
-            result = await fn(*args, **kwargs)
+            return _returned(handle, spec, await fn(*args, **kwargs))
         except Exception as exc:
-            handle._fail(exc)
+            handle.fail(exc)
             raise
-        else:
-            _guard(handle, lambda: handle._set_output(spec.render_output(result)))
-            return result
         finally:
-            _finish(handle)
+            handle.guarded(handle.finish)
 
     return wrapper
-
-
-def _finish(handle: Handle) -> None:
-    _guard(handle, handle._finish)
 
 
 def _wrap_gen(fn: Callable[..., Any], spec: StepSpec) -> Callable[..., Any]:
@@ -171,30 +142,29 @@ def _wrap_gen(fn: Callable[..., Any], spec: StepSpec) -> Callable[..., Any]:
         if handle is None:
             yield from fn(*args, **kwargs)
             return
-        _guard(handle, handle._deactivate)
+        handle.guarded(handle.deactivate)
         items: list[Any] = []
         gen = fn(*args, **kwargs)
         try:
             sent = None
             while True:
-                _guard(handle, handle._activate)
+                handle.guarded(handle.activate)
                 try:
                     item = gen.send(sent)
                 except StopIteration as stop:
                     return stop.value
                 finally:
-                    _guard(handle, handle._deactivate)
+                    handle.guarded(handle.deactivate)
                 items.append(item)
                 sent = yield item
         except GeneratorExit:
             gen.close()
             raise
         except Exception as exc:
-            handle._fail(exc)
+            handle.fail(exc)
             raise
         finally:
-            _guard(handle, lambda: handle._set_output(render_stream(items)))
-            _finish(handle)
+            _end_stream(handle, items)
 
     return wrapper
 
@@ -207,32 +177,37 @@ def _wrap_async_gen(fn: Callable[..., Any], spec: StepSpec) -> Callable[..., Any
             async for item in fn(*args, **kwargs):
                 yield item
             return
-        _guard(handle, handle._deactivate)
+        handle.guarded(handle.deactivate)
         items: list[Any] = []
         agen = fn(*args, **kwargs)
         try:
             sent = None
             while True:
-                _guard(handle, handle._activate)
+                handle.guarded(handle.activate)
                 try:
                     item = await agen.asend(sent)
                 except StopAsyncIteration:
                     return
                 finally:
-                    _guard(handle, handle._deactivate)
+                    handle.guarded(handle.deactivate)
                 items.append(item)
                 sent = yield item
         except GeneratorExit:
             await agen.aclose()
             raise
         except Exception as exc:
-            handle._fail(exc)
+            handle.fail(exc)
             raise
         finally:
-            _guard(handle, lambda: handle._set_output(render_stream(items)))
-            _finish(handle)
+            _end_stream(handle, items)
 
     return wrapper
+
+
+def _end_stream(handle: Handle, items: list[Any]) -> None:
+    """A stream's output is what it yielded, however it ended."""
+    handle.guarded(lambda: handle.set_output(render_stream(items)))
+    handle.guarded(handle.finish)
 
 
 class record:  # noqa: N801 - used as ``with handoff.record(...) as h``
@@ -258,17 +233,15 @@ class record:  # noqa: N801 - used as ``with handoff.record(...) as h``
         config: dict[str, Any] | None = None,
         **attributes: Any,
     ) -> None:
-        self._spec = StepSpec(
-            to, from_, kind, parent, _split_config(model, effort, prompt_pack, template, config),
-            attributes, scrub, None, render_value,
-        )
+        config = merge_config(model, effort, prompt_pack, template, config)
+        self._spec = StepSpec(to, from_, kind, parent, config, attributes, scrub, None, render_value)
         self._handle: Handle | None = None
 
-    def __enter__(self) -> Handle | "_NullHandle":
-        self._handle = _open(self._spec)
+    def __enter__(self) -> Handle | _NullHandle:
+        self._handle = open_handle(self._spec)
         if self._handle is None:
             return _NullHandle()
-        _guard(self._handle, self._handle._activate)
+        self._handle.guarded(self._handle.activate)
         return self._handle
 
     def __exit__(self, exc_type, exc, tb) -> None:
@@ -276,8 +249,8 @@ class record:  # noqa: N801 - used as ``with handoff.record(...) as h``
         if handle is None:
             return
         if isinstance(exc, Exception):
-            handle._fail(exc)
-        _finish(handle)
+            handle.fail(exc)
+        handle.guarded(handle.finish)
 
 
 class _NullHandle:
@@ -288,11 +261,6 @@ class _NullHandle:
 
     def __getattr__(self, name: str) -> Callable[..., None]:
         return lambda *args, **kwargs: None
-
-
-def current() -> Handle | None:
-    """Return the handoff active in this thread or task, or ``None``."""
-    return current_handle.get()
 
 
 def fallback(name: str, error: BaseException | None = None, **attributes: Any) -> None:
@@ -307,18 +275,7 @@ def fallback(name: str, error: BaseException | None = None, **attributes: Any) -
             handle.fallback(name, error, **attributes)
             return
         state = current_run.get()
-        if state is None:
-            return
-        recorder.submit(
-            Event(
-                run_id=state.run_id,
-                name=name,
-                ts_ns=time.time_ns(),
-                error_type=type(error).__name__ if error is not None else None,
-                error_message=str(error) if error is not None else None,
-                attributes={str(k): str(v) for k, v in attributes.items()},
-            )
-        )
+        if state is not None:
+            recorder.submit(Event.fallback(state.run_id, name, error, attributes))
     except Exception as exc:  # noqa: BLE001
         recorder.capture_failed(exc)
-

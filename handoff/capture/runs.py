@@ -10,13 +10,14 @@ from typing import Any, Callable
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 
-from handoff.context import RunState, current_run
+from handoff.capture.context import RunState, current_run
+from handoff.capture.recorder import Recorder, get_recorder
 from handoff.ids import new_run_id
 from handoff.model import RunRecord
-from handoff.recorder import Recorder, get_recorder
 
 
 def start_run(recorder: Recorder, name: str, attributes: dict[str, str], run_id: str | None) -> RunState:
+    """Begin a run (a new id, or ``run_id`` to join one started elsewhere) and record its start row."""
     joined = run_id is not None
     state = RunState(run_id or new_run_id(), name, attributes, joined=joined, start_ns=time.time_ns())
     if not joined:
@@ -25,6 +26,7 @@ def start_run(recorder: Recorder, name: str, attributes: dict[str, str], run_id:
 
 
 def end_run(recorder: Recorder, state: RunState, status: str) -> None:
+    """Record a run's end row; a status set on the run (``set_status``) wins over ``ok``."""
     if state.status != "ok" and status == "ok":
         status = state.status
     now = time.time_ns()

@@ -1,7 +1,8 @@
-"""Run and handoff context: what is active in this thread or task.
+"""Run context: the run active in this thread or task, and what this process knows about it.
 
 Context travels in ``contextvars``: asyncio tasks inherit it natively; a thread inherits it
 when started through ``contextvars.copy_context().run`` (``handoff.bind`` does that for you).
+The active *handoff* lives beside its class, in :mod:`handoff.capture.handle`.
 """
 
 from __future__ import annotations
@@ -10,12 +11,9 @@ import collections
 import contextvars
 import itertools
 import threading
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from handoff.ids import handoff_id, process_tag
-
-if TYPE_CHECKING:
-    from handoff.handle import Handle
 
 # How many recent outputs a run keeps for content-match parent inference.
 MATCH_WINDOW = 64
@@ -95,7 +93,6 @@ class RunState:
 
 
 current_run: contextvars.ContextVar[RunState | None] = contextvars.ContextVar("handoff_run", default=None)
-current_handle: contextvars.ContextVar["Handle | None"] = contextvars.ContextVar("handoff_handle", default=None)
 
 
 def bind(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -25,7 +25,10 @@ from opentelemetry.propagators.composite import CompositePropagator
 from opentelemetry.propagators.textmap import Getter
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-from handoff.context import current_handle, current_run
+from handoff.capture.context import current_run
+from handoff.capture.handle import current_handle
+from handoff.capture.recorder import get_recorder
+from handoff.capture.runs import run
 
 RUN_KEY = "handoff.run_id"
 PARENT_KEY = "handoff.parent_id"
@@ -70,19 +73,17 @@ def inject(headers: MutableMapping[str, str] | None = None, *, handle: Any = Non
 
 def _outgoing_context(handle: Any) -> otel_context.Context:
     ctx = otel_context.get_current()
-    run = handle._run if handle is not None else current_run.get()
+    state = handle.run_state if handle is not None else current_run.get()
     if handle is not None:
-        ctx = trace.set_span_in_context(handle._span, ctx)
+        ctx = trace.set_span_in_context(handle.span, ctx)
         ctx = baggage.set_baggage(PARENT_KEY, handle.handoff_id, ctx)
-        ctx = baggage.set_baggage(STEP_KEY, handle._spec.to, ctx)
-    if run is not None:
-        ctx = baggage.set_baggage(RUN_KEY, run.run_id, ctx)
+        ctx = baggage.set_baggage(STEP_KEY, handle.to, ctx)
+    if state is not None:
+        ctx = baggage.set_baggage(RUN_KEY, state.run_id, ctx)
     return ctx
 
 
 def _capture_failed(exc: Exception) -> None:
-    from handoff.recorder import get_recorder
-
     get_recorder().capture_failed(exc)
 
 
@@ -131,13 +132,11 @@ class RemoteRun:
 
 
 def _join(run_id: str, parent_id: str | None, step: str | None):
-    from handoff.runs import run
-
     joined = run(step or "remote", run_id=run_id)
     joined.__enter__()
     state = current_run.get()
     if state is not None and state.run_id == run_id:
-        state.remote_parent = parent_id  # read by Handle._infer_parent as the last resort
+        state.remote_parent = parent_id  # the last resort of handoff.capture.lineage
         if parent_id and step:
             state.register(parent_id, step)
     return joined

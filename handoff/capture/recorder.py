@@ -1,52 +1,24 @@
 """The process-wide recorder: settings, the background writer and the span recorder.
 
 Built lazily on first use from the settings in force; ``configure()`` replaces it (flushing the
-old writer first). Capture code reaches it through :func:`get_recorder`.
+old writer first). Capture code reaches it through :func:`get_recorder`. Capture knows only the
+exporter interface: the writer comes from :func:`handoff.exporters.factory.build_writer`, which
+alone knows about stores, spools and scrubbers.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import logging
 import threading
 from typing import Any, Callable
 
 from handoff.config import Settings, current_settings
-from handoff.exporters.base import RecordExporter
+from handoff.diagnostics import Counters, warn_once
+from handoff.exporters.base import Record, RecordExporter
+from handoff.exporters.factory import build_writer
 from handoff.exporters.otlp import attach_otlp
 from handoff.exporters.spans import SpanRecorder
-from handoff.exporters.writer import BatchStoreWriter, Counters, register_atexit, warn_once
-from handoff.ids import writer_name
-from handoff.model import Event, Handoff, RunRecord
-
-log = logging.getLogger("handoff")
-
-
-def _store_exporter_factory(settings: Settings) -> Callable[[], RecordExporter]:
-    def build() -> RecordExporter:
-        from handoff.exporters.store_exporter import StoreExporter
-        from handoff.store import open_store
-
-        return StoreExporter(
-            open_store(settings.store),
-            writer_name(),
-            scrubber=_build_scrubber(settings) if settings.scrub else None,
-            inline_limit_bytes=settings.inline_limit_bytes,
-        )
-
-    return build
-
-
-def _build_spool(settings: Settings) -> Any:
-    """The store's spool (no I/O until something is spooled); ``None`` if the settings are unusable."""
-    from handoff.exporters.spool import Spool
-
-    try:
-        return Spool(settings.store, root=settings.spool_dir, max_bytes=settings.spool_max_bytes)
-    except (ValueError, OSError) as exc:
-        warn_once("handoff: spooling is off (%s); records are dropped while the store is down", exc)
-        return None
 
 
 def writer_status() -> dict[str, Any]:
@@ -77,13 +49,6 @@ def _register_metrics_once() -> None:
         warn_once("handoff: cannot register OpenTelemetry metrics: %s", exc)
 
 
-def _build_scrubber(settings: Settings) -> Any:
-    from handoff.analysis.scrub import Scrubber
-
-    # The environment still supplies entities, allow-list and spaCy model when a key is configured.
-    return Scrubber.from_env(key=settings.scrub_key)
-
-
 # hashlib releases the GIL for updates of 2048 bytes or more. On the hot path that hands the GIL
 # to the background writer mid-call, and getting it back costs the caller far more than the hash
 # (about 20 µs per 10 KB call, measured): feed the hash in smaller pieces so the caller keeps it.
@@ -105,7 +70,11 @@ def _digest_function(key: str | bytes | None) -> tuple[Callable[[bytes], str], s
 
 
 class Recorder:
-    """Everything capture needs at run time, built from one :class:`Settings`."""
+    """Everything capture needs at run time, built from one :class:`Settings`.
+
+    ``exporter_factory`` replaces the store writer's exporter (``handoff.testing`` records into
+    memory this way); without one, records go to ``settings.store`` through a spool.
+    """
 
     def __init__(self, settings: Settings, exporter_factory: Callable[[], RecordExporter] | None = None) -> None:
         self.settings = settings
@@ -113,18 +82,10 @@ class Recorder:
         self.digest, self.digest_alg = _digest_function(settings.digest_key)
         self.spans = SpanRecorder(settings.tracer_provider)
         self.otlp = attach_otlp(settings.otlp_endpoint, settings.tracer_provider)
-        self.writer = BatchStoreWriter(
-            exporter_factory or _store_exporter_factory(settings),
-            max_queue=settings.max_queue,
-            max_batch=settings.max_batch,
-            flush_interval_s=settings.flush_interval_s,
-            counters=self.counters,
-            spool=None if exporter_factory is not None else _build_spool(settings),
-        )
-        register_atexit(self.writer)
+        self.writer = build_writer(settings, counters=self.counters, exporter_factory=exporter_factory)
         _register_metrics_once()
 
-    def submit(self, record: Handoff | RunRecord | Event) -> None:
+    def submit(self, record: Record) -> None:
         """Hand a record to the background writer (never blocks, never raises)."""
         if self.settings.enabled:
             self.writer.on_end(record)
@@ -164,3 +125,11 @@ def replace_recorder(recorder: Recorder | None, timeout_s: float = 30.0) -> None
         previous, _recorder = _recorder, recorder
     if previous is not None:
         previous.writer.shutdown(timeout_s)
+
+
+def flush(timeout_s: float = 30.0) -> bool:
+    """Write everything recorded so far and export pending OTLP spans; ``False`` if ``timeout_s`` ran out."""
+    from handoff.exporters import otlp
+
+    written = get_recorder().writer.force_flush(timeout_s)
+    return otlp.force_flush(timeout_s) and written

@@ -1,7 +1,7 @@
 """Foreign GenAI spans as handoffs: a ``SpanProcessor`` for instrumentations you already run.
 
     from opentelemetry import trace
-    from handoff.exporters.genai import GenAISpanProcessor
+    from handoff.adapters.genai import GenAISpanProcessor
 
     trace.get_tracer_provider().add_span_processor(GenAISpanProcessor())
 
@@ -29,8 +29,11 @@ from typing import Any, Callable, Mapping
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
 from opentelemetry.trace import StatusCode
 
-from handoff.context import current_handle, current_run
-from handoff.render import JSON, TEXT, canonical_json
+from handoff.adapters._foreign import ForeignCall, begin_run, build_record, end_run
+from handoff.capture.context import current_run
+from handoff.capture.handle import current_handle
+from handoff.capture.recorder import get_recorder
+from handoff.capture.render import JSON, TEXT, canonical_json
 
 Content = tuple[tuple[bytes, str], "tuple[bytes, str] | None"]
 
@@ -148,8 +151,6 @@ class GenAISpanProcessor(SpanProcessor):
             origin = self._origins.pop(span.context.span_id, None)
         if origin is None:
             return
-        from handoff.recorder import get_recorder
-
         recorder = get_recorder()
         try:
             self._record(recorder, span, *origin)
@@ -160,8 +161,6 @@ class GenAISpanProcessor(SpanProcessor):
         content = span_content(span)
         if content is None or not recorder.settings.enabled:
             return
-        from handoff.adapters._foreign import begin_run, build_record, end_run
-
         call = self._call(span, content)
         owns = run is None
         if owns:
@@ -170,9 +169,7 @@ class GenAISpanProcessor(SpanProcessor):
         if owns:
             end_run(recorder, run, "error" if call.status == "error" else "ok")
 
-    def _call(self, span: ReadableSpan, content: Content):
-        from handoff.adapters._foreign import ForeignCall
-
+    def _call(self, span: ReadableSpan, content: Content) -> ForeignCall:
         attributes = span.attributes or {}
         spent_in, spent_out = _tokens(attributes)
         failed = span.status.status_code is StatusCode.ERROR

@@ -1,0 +1,349 @@
+"""One handoff in progress: :class:`Handle`, the ``h`` in ``with handoff.record(...) as h``.
+
+Runs on the application's thread: renders and hashes the payloads, infers parent and attempt
+(:mod:`handoff.capture.lineage`), opens and ends the OpenTelemetry span, and builds the record
+for the background writer.
+
+A handle has two faces. What the application calls (``input``, ``output``, ``usage``,
+``config``, ``fallback``) never raises. What drives it (the *lifecycle*: ``set_input``,
+``start_span``, ``activate``, ``set_output``, ``fail``, ``finish``) is called by the capture API
+and the adapters, in that order, each call wrapped in :meth:`Handle.guarded` so that a failure
+inside the recorder is counted and never reaches the application.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import time
+from typing import Any, Callable
+
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+
+from handoff.capture.context import RunState, current_run
+from handoff.capture.lineage import infer_lineage
+from handoff.capture.recorder import Recorder, get_recorder
+from handoff.capture.render import TEXT, Rendered, render_value
+from handoff.capture.runs import end_run, start_run
+from handoff.capture.spec import StepSpec
+from handoff.exporters.spans import span_ids
+from handoff.model import Event, Handoff
+
+#: The handoff active in this thread or task (``handoff.current()``).
+current_handle: contextvars.ContextVar[Handle | None] = contextvars.ContextVar("handoff_handle", default=None)
+
+
+def current() -> Handle | None:
+    """Return the handoff active in this thread or task, or ``None``."""
+    return current_handle.get()
+
+
+def open_handle(
+    spec: StepSpec,
+    parent: Any = None,
+    *,
+    run: RunState | None = None,
+    start_span: bool = True,
+    fan_in: list[str] | None = None,
+) -> Handle | None:
+    """Open a handoff in ``run`` (default: the current run, else an implicit run of its own).
+
+    ``None`` when recording is off or opening failed (counted, never raised). Nothing is made
+    current: the caller activates the handle if the handoff runs in its context.
+    """
+    recorder = get_recorder()
+    if not recorder.settings.enabled:
+        return None
+    try:
+        state = run or current_run.get()
+        owns = state is None
+        if owns:
+            state = start_run(recorder, spec.to, {}, None)
+        return Handle(recorder, spec, state, owns, parent, start_span=start_span, fan_in=fan_in)
+    except Exception as exc:  # noqa: BLE001 - the app must run as if unrecorded
+        recorder.capture_failed(exc)
+        return None
+
+
+class Handle:
+    """One handoff in progress: the ``h`` in ``with handoff.record(...) as h``.
+
+    Its application methods never raise; misuse logs a warning and is ignored.
+    """
+
+    __slots__ = (
+        "_recorder", "_spec", "_run", "_owns_run", "_explicit_parent", "_explicit_fan_in", "_enclosing", "seq",
+        "handoff_id", "ts_ns", "_t0", "_config", "_input", "_input_type", "_input_sha", "_output", "_output_type",
+        "_output_sha", "_input_tokens", "_output_tokens", "_parent_id", "_fan_in", "_from", "_attempt",
+        "_retry_of", "status", "_error", "_finished", "_tokens", "_span", "_span_name",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        recorder: Recorder,
+        spec: StepSpec,
+        run: RunState,
+        owns_run: bool,
+        parent: Any,
+        *,
+        start_span: bool = True,
+        fan_in: list[str] | None = None,
+    ) -> None:
+        self._recorder = recorder
+        self._spec = spec
+        self._run = run
+        self._owns_run = owns_run
+        self._explicit_parent = parent if parent is not None else spec.parent
+        self._explicit_fan_in = fan_in
+        self._enclosing = current_handle.get() if current_run.get() is run else None
+        self.seq, self.handoff_id = run.next_id()
+        run.register(self.handoff_id, spec.to)
+        self.ts_ns = time.time_ns()
+        self._t0 = time.perf_counter_ns()
+        self._config = dict(spec.config)
+        self._input: bytes | None = None
+        self._input_type: str | None = None
+        self._input_sha: str | None = None
+        self._output: bytes | None = None
+        self._output_type: str | None = None
+        self._output_sha: str | None = None
+        self._input_tokens: int | None = None
+        self._output_tokens: int | None = None
+        self._parent_id: str | None = None
+        self._fan_in: list[str] = []
+        self._from: str | None = spec.from_
+        self._attempt = 1
+        self._retry_of: str | None = None
+        self.status = "ok"
+        self._error: Exception | None = None
+        self._finished = False
+        self._tokens: list = []
+        self._span: Any = None
+        self._span_name = ""
+        if start_span:
+            # Decorators pass False and start the span once the input is known (fewer attribute passes).
+            self.start_span()
+
+    @property
+    def run_id(self) -> str:
+        """The id of the run this handoff belongs to."""
+        return self._run.run_id
+
+    @property
+    def to(self) -> str:
+        """The consumer step this handoff delivers to."""
+        return self._spec.to
+
+    @property
+    def run_state(self) -> RunState:
+        """The run this handoff belongs to, as this process tracks it (adapters open children in it)."""
+        return self._run
+
+    @property
+    def span(self) -> Any:
+        """This handoff's OpenTelemetry span (``None`` until :meth:`start_span`)."""
+        return self._span
+
+    # -- what the application reports -----------------------------------------------------
+
+    def input(self, value: Any) -> None:
+        """Set what the consumer received (str, bytes, or a JSON-able value)."""
+        self.guarded(lambda: self.set_input(render_value(value)))
+
+    def output(self, value: Any) -> None:
+        """Set what the consumer returned."""
+        self.guarded(lambda: self.set_output(self._spec.render_output(value)))
+
+    def usage(self, input_tokens: int | None = None, output_tokens: int | None = None) -> None:
+        """Record token usage reported by the model (otherwise it is estimated and flagged)."""
+        if input_tokens is not None:
+            self._input_tokens = int(input_tokens)
+        if output_tokens is not None:
+            self._output_tokens = int(output_tokens)
+
+    def config(self, **values: Any) -> None:
+        """Add config (``model``, ``effort``, ``prompt_pack``, ``template`` or anything else)."""
+        self._config.update(values)
+
+    def fallback(self, name: str, error: BaseException | None = None, **attributes: Any) -> None:
+        """Record a named fallback on this handoff and mark it ``status=fallback``."""
+        self.status = "fallback"
+        self._recorder.submit(Event.fallback(self._run.run_id, name, error, attributes, self.handoff_id))
+
+    # -- lifecycle (the capture API and the adapters) -------------------------------------
+
+    def guarded(self, action: Callable[[], None]) -> None:
+        """Run one lifecycle step; a failure inside the recorder is counted and logged once, never raised."""
+        try:
+            action()
+        except Exception as exc:  # noqa: BLE001 - the app must run as if unrecorded
+            self._recorder.capture_failed(exc)
+
+    def set_input(self, rendered: Rendered) -> None:
+        """Set the rendered input, hash it and infer parent, ``from`` and attempt."""
+        data, content_type = rendered
+        self._input, self._input_type = data, content_type
+        self._input_sha = self._recorder.digest(data)
+        lineage = infer_lineage(
+            self._run, self.handoff_id, self._spec.to, data, self._input_sha, parent=self._explicit_parent,
+            fan_in=self._explicit_fan_in, from_=self._from, enclosing=self._enclosing,
+        )  # fmt: skip
+        self._parent_id, self._fan_in, self._from = lineage.parent_id, lineage.fan_in, lineage.from_step
+        self._attempt, self._retry_of = lineage.attempt, lineage.retry_of
+
+    def set_output(self, rendered: Rendered) -> None:
+        """Set the rendered output and hash it."""
+        self._output, self._output_type = rendered
+        self._output_sha = self._recorder.digest(self._output)
+
+    def start_span(self) -> None:
+        """Open the span, with everything known about the input already on it (one validation pass)."""
+        run, spec = self._run, self._spec
+        self._span_name = f"handoff {self._from or '?'} -> {spec.to}"
+        attributes = {
+            "handoff.run_id": run.run_id,
+            "handoff.id": self.handoff_id,
+            "handoff.seq": self.seq,
+            "handoff.to": spec.to,
+            "handoff.kind": spec.kind,
+        }
+        if self._input_sha is not None:
+            attributes.update(self._input_attributes())
+        if "model" in self._config:
+            attributes["gen_ai.request.model"] = str(self._config["model"])
+        self._span = self._recorder.spans.start(self._span_name, attributes, self.ts_ns)
+
+    def activate(self) -> None:
+        """Make this handoff current (contextvars and OpenTelemetry context) until :meth:`deactivate`."""
+        tokens = []
+        if self._owns_run:
+            tokens.append((current_run, current_run.set(self._run)))
+        tokens.append((current_handle, current_handle.set(self)))
+        if self._span is not None:
+            tokens.append((None, otel_context.attach(trace.set_span_in_context(self._span))))
+        self._tokens.append(tokens)
+
+    def deactivate(self) -> None:
+        """Undo the latest :meth:`activate` (a no-op when there is none)."""
+        if not self._tokens:
+            return
+        for var, token in reversed(self._tokens.pop()):
+            if var is None:
+                otel_context.detach(token)
+            else:
+                var.reset(token)
+
+    def fail(self, exc: Exception) -> None:
+        """Mark this handoff ``status=error`` with ``exc`` (the caller re-raises it unchanged)."""
+        self.status = "error"
+        self._error = exc
+
+    def finish(self) -> None:
+        """End the span and hand the record to the writer; only the first call counts."""
+        if self._finished:
+            return
+        self._finished = True
+        self.deactivate()
+        if self._input is None:
+            self.set_input((b"", TEXT))
+        duration_ms = (time.perf_counter_ns() - self._t0) / 1e6
+        if self._output is not None and self.status != "error":
+            self._run.add_output(self.seq, self.handoff_id, self._spec.to, self._output, self._output_sha or "")
+        self._end_span()
+        self._recorder.submit(self._record(duration_ms))
+        if self._owns_run:
+            end_run(self._recorder, self._run, "error" if self.status == "error" else "ok")
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _input_attributes(self) -> dict[str, Any]:
+        attributes = {
+            "handoff.from": self._from or "",
+            "handoff.attempt": self._attempt,
+            "handoff.input.sha256": self._input_sha or "",
+            "handoff.input.bytes": len(self._input or b""),
+            "handoff.input.ref": span_ref(self._run.run_id, self.handoff_id, "in"),
+        }
+        if self._parent_id:
+            attributes["handoff.parent_id"] = self._parent_id
+        if self._retry_of:
+            attributes["handoff.retry_of"] = self._retry_of
+        return attributes
+
+    def _end_span(self) -> None:
+        span = self._span
+        if span is None:
+            return
+        name = f"handoff {self._from} -> {self._spec.to}"
+        attributes: dict[str, Any] = {"handoff.status": self.status}
+        if name != self._span_name:
+            # The input arrived after the span started (handoff.record): name and input attributes now.
+            span.update_name(name)
+            attributes.update(self._input_attributes())
+            if "model" in self._config:
+                attributes["gen_ai.request.model"] = str(self._config["model"])
+        if self._output is not None:
+            attributes["handoff.output.sha256"] = self._output_sha or ""
+            attributes["handoff.output.bytes"] = len(self._output)
+            attributes["handoff.output.ref"] = span_ref(self._run.run_id, self.handoff_id, "out")
+        if self._input_tokens is not None:
+            attributes["gen_ai.usage.input_tokens"] = self._input_tokens
+        if self._output_tokens is not None:
+            attributes["gen_ai.usage.output_tokens"] = self._output_tokens
+        span.set_attributes(attributes)
+        if self._error is not None:
+            span.set_status(trace.Status(trace.StatusCode.ERROR, type(self._error).__name__))
+        span.end()
+
+    def _record(self, duration_ms: float) -> Handoff:
+        trace_id, span_id = span_ids(self._span) if self._span is not None else (None, None)
+        config = self._config
+        error = self._error
+        return Handoff(
+            run_id=self._run.run_id,
+            handoff_id=self.handoff_id,
+            seq=self.seq,
+            to_step=self._spec.to,
+            from_step=self._from,
+            kind=self._spec.kind,
+            parent_handoff_id=self._parent_id,
+            fan_in=self._fan_in,
+            ts_ns=self.ts_ns,
+            duration_ms=duration_ms,
+            status=self.status,
+            error_type=type(error).__name__ if error is not None else None,
+            error_message=str(error) if error is not None else None,
+            input=self._input,
+            output=self._output,
+            input_content_type=self._input_type,
+            output_content_type=self._output_type,
+            input_sha256=self._input_sha,
+            output_sha256=self._output_sha,
+            digest_alg=self._recorder.digest_alg,
+            input_tokens=self._input_tokens,
+            output_tokens=self._output_tokens,
+            model=_opt_str(config.get("model")),
+            effort=_opt_str(config.get("effort")),
+            prompt_pack=_opt_str(config.get("prompt_pack")),
+            template=_opt_str(config.get("template")),
+            config=config,
+            attempt=self._attempt,
+            retry_of=self._retry_of,
+            trace_id=trace_id,
+            span_id=span_id,
+            attributes=dict(self._spec.attributes),
+            scrub=self._spec.scrub,
+        )
+
+
+def span_ref(run_id: str, handoff_id: str, side: str) -> str:
+    """Return the logical content ref put on spans: ``handoff://<run_id>/<handoff_id>/<in|out>``.
+
+    The stored ref (file and row) is only known once the background writer has written the
+    content; this one is stable from the start and resolves with ``handoff show RUN HANDOFF``.
+    """
+    return f"handoff://{run_id}/{handoff_id}/{side}"
+
+
+def _opt_str(value: Any) -> str | None:
+    return None if value is None else str(value)

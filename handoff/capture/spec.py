@@ -1,0 +1,51 @@
+"""What ``@step`` and ``record`` resolve once, at decoration time: :class:`StepSpec`."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from handoff.capture.render import Rendered
+from handoff.model import KINDS
+
+
+class StepSpec:
+    """What ``@step``/``record`` were given, resolved once at decoration time."""
+
+    __slots__ = ("to", "from_", "kind", "parent", "config", "attributes", "scrub", "render", "render_output")
+
+    def __init__(
+        self,
+        to: str,
+        from_: str | None,
+        kind: str,
+        parent: Any,
+        config: dict[str, Any],
+        attributes: dict[str, Any],
+        scrub: bool,
+        render: Callable[..., Rendered] | None,
+        render_output: Callable[[Any], Rendered],
+    ) -> None:
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+        if not to:
+            raise ValueError("a step needs a consumer name: to=...")
+        self.to = to
+        self.from_ = from_
+        self.kind = kind
+        self.parent = parent
+        self.config = config
+        self.attributes = {str(k): str(v) for k, v in attributes.items()}
+        self.scrub = scrub
+        self.render = render
+        self.render_output = render_output
+
+
+def merge_config(
+    model: str | None, effort: str | None, prompt_pack: str | None, template: str | None, config: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The config a step records: ``config`` with the four named keys that are given set on top."""
+    merged = dict(config or {})
+    for name, value in (("model", model), ("effort", effort), ("prompt_pack", prompt_pack), ("template", template)):
+        if value is not None:
+            merged[name] = value
+    return merged
