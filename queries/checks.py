@@ -23,6 +23,7 @@ from typing import Any
 import duckdb
 
 from handoff.errors import RunNotFound
+from handoff.queries.content import ContentReader
 from handoff.queries.db import query
 from handoff.queries.edges import edges_since_sql, handoffs_since_sql, partition_floor
 from handoff.store.base import ObjectStore
@@ -234,7 +235,7 @@ class UpstreamTexts:
     def __init__(self, store: ObjectStore, con: duckdb.DuckDBPyConnection) -> None:
         self.store = store
         self.con = con
-        self._files: dict[str, Any] = {}
+        self._content = ContentReader(store, remember_files=True)
 
     def details(self, result: Any) -> list[dict[str, str]]:
         """``[{"class", "text"}]`` for ``result.lost``, in token order."""
@@ -267,29 +268,10 @@ class UpstreamTexts:
         from handoff.errors import HandoffError
 
         try:
-            data = self._fetch(ref) if ref else None
-        except HandoffError:
+            data = self._content.read(ref) if ref else None
+        except HandoffError:  # gone (digest tier) or unreadable: the token's own value stands in
             data = None
         written: dict[str, str] = {}
         for constraint in find_constraints(data.decode("utf-8", errors="replace")) if data else ():
             written.setdefault(constraint.token, constraint.text)
         return [{"class": token.split(":", 1)[0], "text": written.get(token, token.split(":", 1)[1])} for token in result.lost]
-
-    def _fetch(self, ref: str) -> bytes | None:
-        import pyarrow.compute as pc
-
-        from handoff.queries.content import fetch_ref
-        from handoff.store.layout import parse_ref
-        from handoff.store.tables import read_file
-
-        key, row = parse_ref(ref)
-        if row is None:
-            return fetch_ref(self.store, ref)
-        if key not in self._files:
-            self._files[key] = read_file(self.store, key, columns=["run_id", "handoff_id", "side", "content"])
-        table = self._files[key]
-        run_id, handoff_id, side = row.rsplit("/", 2)
-        mask = pc.and_(pc.and_(pc.equal(table["run_id"], run_id), pc.equal(table["handoff_id"], handoff_id)),
-                       pc.equal(table["side"], side))
-        found = table.filter(mask)
-        return found["content"][0].as_py() if found.num_rows else None

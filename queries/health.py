@@ -269,3 +269,41 @@ class CircuitBreaker:
                 response.read()
         except Exception as exc:  # noqa: BLE001 - an alert channel that is down must not stop the check
             logger.error("circuit breaker webhook %s failed: %s", self.webhook_url, exc)
+
+
+@dataclass
+class CheckRun:
+    """What one ``handoff check`` did: every result, how each loss was written upstream, breaker trips."""
+
+    results: list[Any]
+    details: list[list[dict[str, str]]]
+    trips: list[BreakerTrip]
+
+
+def check_and_record(
+    store: Any,
+    con: duckdb.DuckDBPyConnection,
+    breaker: CircuitBreaker,
+    *,
+    run_id: str | None = None,
+    since: timedelta | None = None,
+    record: bool = True,
+    progress: Any = None,
+) -> CheckRun:
+    """Run the registered checks on one run (or every run in ``since``) and evaluate the breakers.
+
+    With ``record`` the results (passes included) go to the ``checks`` table and trips to the
+    ``events`` table, and the breakers first learn the trips already recorded, so an open
+    breaker does not alert again.
+    """
+    from handoff.queries.checks import UpstreamTexts, run_checks, write_results
+
+    results = run_checks(con, run_id=run_id, since=since, progress=progress)
+    if record and results:
+        write_results(store, results)
+    if record:
+        breaker.restore(con)
+    trips = breaker.evaluate(results)
+    if trips and record:
+        record_trips(store, trips)
+    return CheckRun(results, UpstreamTexts(store, con).details_all(results), trips)

@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 
 from handoff.errors import RunNotFound
 from handoff.store.base import ObjectStore
+from handoff.store.layout import day_of_key
 from handoff.store.tables import read_file, to_table, write_table
 
 PIN, UNPIN = "pin", "unpin"
@@ -61,12 +62,23 @@ def _annotate(store: ObjectStore, run_id: str, kind: str, reason: str, by: str |
 
 
 def _check_run(store: ObjectStore, run_id: str) -> None:
-    from handoff.queries.db import connect, query
-
-    con = connect(store)
-    found = query(con, "SELECT 1 FROM handoffs WHERE run_id = ? UNION ALL SELECT 1 FROM runs WHERE run_id = ? LIMIT 1", [run_id, run_id])
-    if not found:
+    if not _recorded(store, run_id):
         raise RunNotFound(run_id)
+
+
+def _recorded(store: ObjectStore, run_id: str) -> bool:
+    """Whether a handoff or run row names ``run_id``, reading the days its id points at first.
+
+    Read straight from the store (retention does not depend on the query layer): only the
+    ``run_id`` column of each file, stopping at the first file that has the run.
+    """
+    likely = set(run_days(run_id))
+    keys = [info.key for table in ("handoffs", "runs") for info in store.list(f"{table}/dt=") if info.key.endswith(".parquet")]
+    for key in sorted(keys, key=lambda key: day_of_key(key) not in likely):
+        column = read_file(store, key, columns=["run_id"])["run_id"]
+        if pc.any(pc.equal(column, run_id)).as_py():
+            return True
+    return False
 
 
 def pin_history(store: ObjectStore) -> list[Pin]:

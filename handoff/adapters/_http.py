@@ -111,7 +111,10 @@ def _read_body(request: Any) -> None:
 @functools.cache
 def transport_classes(lib: ModuleType) -> tuple[type, type]:
     """Return ``(RecordingTransport, AsyncRecordingTransport)`` built on ``lib`` (httpx or httpx2)."""
+    return _sync_transport(lib), _async_transport(lib)
 
+
+def _sync_transport(lib: ModuleType) -> type:
     class RecordingStream(lib.SyncByteStream):
         def __init__(self, inner: Any, call: _Call) -> None:
             self._inner, self._call = inner, call
@@ -124,21 +127,6 @@ def transport_classes(lib: ModuleType) -> tuple[type, type]:
         def close(self) -> None:
             try:
                 self._inner.close()
-            finally:
-                self._call.finish()
-
-    class AsyncRecordingStream(lib.AsyncByteStream):
-        def __init__(self, inner: Any, call: _Call) -> None:
-            self._inner, self._call = inner, call
-
-        async def __aiter__(self):
-            async for chunk in self._inner:
-                self._call.chunks.append(chunk)
-                yield chunk
-
-        async def aclose(self) -> None:
-            try:
-                await self._inner.aclose()
             finally:
                 self._call.finish()
 
@@ -163,6 +151,25 @@ def transport_classes(lib: ModuleType) -> tuple[type, type]:
 
         def close(self) -> None:
             self._inner.close()
+
+    return RecordingTransport
+
+
+def _async_transport(lib: ModuleType) -> type:
+    class AsyncRecordingStream(lib.AsyncByteStream):
+        def __init__(self, inner: Any, call: _Call) -> None:
+            self._inner, self._call = inner, call
+
+        async def __aiter__(self):
+            async for chunk in self._inner:
+                self._call.chunks.append(chunk)
+                yield chunk
+
+        async def aclose(self) -> None:
+            try:
+                await self._inner.aclose()
+            finally:
+                self._call.finish()
 
     class AsyncRecordingTransport(lib.AsyncBaseTransport):
         """The asyncio twin of ``RecordingTransport``."""
@@ -189,7 +196,7 @@ def transport_classes(lib: ModuleType) -> tuple[type, type]:
         async def aclose(self) -> None:
             await self._inner.aclose()
 
-    return RecordingTransport, AsyncRecordingTransport
+    return AsyncRecordingTransport
 
 
 def http_lib(client_class: type) -> ModuleType:

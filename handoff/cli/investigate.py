@@ -299,26 +299,18 @@ def check_command(run_id: str | None, since: str, plugins: tuple[str, ...], no_r
 
         handoff check run_01JD8X2K7M4Q9V3T6B1N5C8R2P --json
     """
-    from handoff.queries.checks import UpstreamTexts, run_checks, write_results
-    from handoff.queries.health import record_trips
+    from handoff.queries.health import check_and_record
 
     _import_plugins(plugins)
     with errors_as_click():
         store, con = _open(store_url)
-        breaker = _breaker(breaker_runs, breaker_window, webhook)
-        results = run_checks(con, run_id=run_id, since=None if run_id else _duration(since), progress=_progress("checking"))
-        if not no_record and results:
-            write_results(store, results)
-        if not no_record:
-            breaker.restore(con)
-        trips = breaker.evaluate(results)
-        if trips and not no_record:
-            record_trips(store, trips)
-        details = UpstreamTexts(store, con).details_all(results)
-    _print_checks(results, details, run_id, as_json, as_markdown)
-    for trip in trips:
+        done = check_and_record(store, con, _breaker(breaker_runs, breaker_window, webhook), run_id=run_id,
+                                since=None if run_id else _duration(since), record=not no_record,
+                                progress=_progress("checking"))
+    _print_checks(done.results, done.details, run_id, as_json, as_markdown)
+    for trip in done.trips:
         click.echo(trip.message(), err=True)
-    if strict and any(r.status == "fail" for r in results):
+    if strict and any(r.status == "fail" for r in done.results):
         sys.exit(2)
 
 

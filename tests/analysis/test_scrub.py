@@ -23,7 +23,8 @@ from handoff.analysis.scrub import DEFAULT_ENTITIES, PII_ENTITIES, Finding, Scru
 
 CORPUS = pathlib.Path(__file__).resolve().parent.parent / "data" / "scrub_corpus"
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
-PAYLOADS = {path.name: path.read_text() for path in sorted(CORPUS.iterdir()) if path.name != "manifest.json"}
+# The loose files are the first corpus (regression cases); dev/ and heldout/ are the evaluation splits.
+PAYLOADS = {path.name: path.read_text() for path in sorted(CORPUS.glob("*.*")) if path.suffix in (".txt", ".json") and path.name != "manifest.json"}
 KEY = "test-scrub-key"
 
 
