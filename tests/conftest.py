@@ -22,6 +22,9 @@ Reuse them anywhere under ``tests/``:
     test's duration, so no test touches the user's cache directory.
 ``fault_proxy``
     A :class:`tests._proxy.FaultProxy` in front of the moto server (500/503, resets, stalls).
+``demo``, ``demo_copy``, ``population``, ``webhook``
+    The investigation fixtures of :mod:`tests.queries.fixtures`, shared by ``tests/queries`` and
+    the CLI tests in ``tests/cli`` (one session-wide demo store and population for both).
 
 The in-process ``moto.mock_aws`` decorator is deliberately not used: the point is to exercise
 boto3's real HTTP stack, timeouts and retries.
@@ -36,6 +39,8 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+
+pytest_plugins = ["tests.queries.fixtures"]
 
 AWS_ENV = {
     "AWS_ACCESS_KEY_ID": "testing",

@@ -11,7 +11,7 @@ import pytest
 import handoff
 from handoff.config import reset_settings
 from handoff.errors import CorruptFile
-from handoff.exporters.spool import Backoff, Spool, deliver, encode_batch
+from handoff.exporters.spool import Backoff, Spool, deliver
 from handoff.store.base import PendingObject
 from handoff.queries import connect, query
 from handoff.store.local import LocalObjectStore
@@ -204,26 +204,6 @@ def test_each_process_publishes_its_counters_for_handoff_status(tmp_path, spool_
     handoff.flush(10)
     (status,) = Spool(str(store), root=spool_dir).read_statuses()
     assert (status["pid"], status["alive"], status["counters"]["written"], status["queued"]) == (os.getpid(), True, 6, 0)
-
-
-def test_handoff_status_shows_counters_of_other_processes_and_the_spool(tmp_path, spool_dir):
-    """`handoff status` in another process reports each writer's counters and what waits in the spool."""
-    import json
-
-    from click.testing import CliRunner
-
-    from handoff.cli import main
-
-    store = broken_store(tmp_path)
-    handoff.configure(store=str(store), scrub=False, spool_dir=str(spool_dir))
-    record_handoffs(3)
-    handoff.flush(10)
-    result = CliRunner().invoke(main, ["status", "--store", str(store), "--spool-dir", str(spool_dir), "--json"])
-    payload = json.loads(result.output)
-    assert (result.exit_code, payload["spool"]["pending_batches"], payload["totals"]) == (
-        0, 1, {"enqueued": 5, "written": 0, "spooled": 5, "retried": 0, "dropped": 0, "export_failures": 1}
-    )
-    assert [(p["pid"], p["alive"]) for p in payload["processes"]] == [(os.getpid(), True)]
 
 
 def test_status_files_of_long_gone_processes_are_pruned(tmp_path):

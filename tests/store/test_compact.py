@@ -5,10 +5,7 @@ from __future__ import annotations
 import threading
 from datetime import date, datetime, timedelta, timezone
 
-import pytest
-from click.testing import CliRunner
 
-from handoff.cli import main
 from handoff.queries import connect, query
 from handoff.store.compact import compact, partitions
 from handoff.store.tables import encode_parquet, read_file, to_table
@@ -122,25 +119,3 @@ def test_a_reader_during_compaction_never_misses_or_doubles_a_row(store):
     files_left = {day: len(files) for day, files in partitions(store, "handoffs").items()}
     assert [(r.day, r.rows_out) for r in results] == [("2026-11-28", 90), ("2026-11-29", 180)]
     assert (errors, set(seen), files_left) == ([], {(270, 270)}, {"2026-11-28": 1, "2026-11-29": 1})
-
-
-def test_cli_compact_reports_what_it_merged(local_store):
-    """`handoff compact --day D` prints one line per merged partition and exits 0."""
-    for n in range(3):
-        put_file(local_store, "handoffs", "2026-11-29", n, handoff_rows(range(n, n + 1)))
-    result = CliRunner().invoke(main, ["compact", "--day", "2026-11-29", "--grace", "0s", "--store", str(local_store.root), "--json"])
-    assert result.exit_code == 0
-    assert [(r["table"], r["files_in"], r["rows_out"]) for r in __import__("json").loads(result.output)] == [("handoffs", 3, 9)]
-
-
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["--older-than", "soon"], "Error: bad duration 'soon': use a number and a unit, e.g. 90s, 15m, 24h, 7d"),
-        (["--day", "2026-11-29", "--older-than", "1d"], "Error: give either day or older_than, not both"),
-    ],
-)
-def test_cli_compact_rejects_bad_arguments_with_one_line(local_store, args, message):
-    """Bad options end in one `Error:` line and exit status 1."""
-    result = CliRunner().invoke(main, ["compact", *args, "--store", str(local_store.root)])
-    assert (result.exit_code, result.output.strip().splitlines()[-1]) == (1, message)

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import json
 
 import boto3
 import pytest
-from click.testing import CliRunner
 
 import handoff
-from handoff.cli import main
 from handoff.config import reset_settings
-from handoff.exporters.spool import Spool
 from handoff.store.fsck import fsck
 from handoff.store.tables import encode_parquet, read_file
 
@@ -111,32 +107,3 @@ def test_incomplete_multipart_uploads_are_the_s3_temp_files(s3_store, s3_bucket)
     found = fsck(s3_store, temp_min_age_s=0)
     repaired = fsck(s3_store, repair=True, temp_min_age_s=0)
     assert (found.counts(), repaired.ok, s3_store.incomplete_uploads()) == ({"temp-file": 1}, True, [])
-
-
-def test_cli_fsck_exits_nonzero_with_a_summary_when_something_is_wrong(local_store):
-    """`handoff fsck` prints each problem and a summary line, and exits 1."""
-    record(local_store.url, 2)
-    (content,) = keys(local_store, "content")
-    local_store.delete(content)
-    result = CliRunner().invoke(main, ["fsck", "--since", "7d", "--store", str(local_store.root)])
-    lines = result.output.strip().splitlines()
-    assert (result.exit_code, len(lines), lines[-1]) == (
-        1, 5, f"{local_store.url}: 2 files, 2 handoffs, 4 refs checked: PROBLEMS missing-ref 4"
-    )
-
-
-def test_cli_fsck_repair_uploads_the_spool_first(tmp_path, spool_dir):
-    """Records spooled while the store was down are uploaded by `handoff fsck --repair`, leaving a clean store."""
-    store_path = tmp_path / "store"
-    store_path.write_text("blocks the directory")
-    run_id = record(str(store_path), 5)
-    handoff.shutdown(10)
-    store_path.unlink()
-    before = CliRunner().invoke(main, ["fsck", "--store", str(store_path), "--json"])
-    after = CliRunner().invoke(main, ["fsck", "--repair", "--store", str(store_path), "--json"])
-    report = json.loads(after.output)
-    assert (before.exit_code, json.loads(before.output)["counts"]) == (1, {"spooled": 1})
-    assert (after.exit_code, report["repaired"], report["handoffs"]) == (0, ["uploaded 7 spooled records"], 5)
-    assert Spool(str(store_path), root=spool_dir).pending() == []
-    shown = CliRunner().invoke(main, ["runs", "show", run_id, "--store", str(store_path), "--json"])
-    assert shown.exit_code == 0

@@ -1,4 +1,4 @@
-"""Fixtures for the OpenTelemetry tests: a real OTLP/HTTP receiver on loopback."""
+"""Fixtures for the exporter tests: a real OTLP/HTTP receiver on loopback, and a fresh local store."""
 
 from __future__ import annotations
 

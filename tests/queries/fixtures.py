@@ -1,4 +1,4 @@
-"""Fixtures for the investigation tests: the recorded demo store and a generated 6,000-run population.
+"""Fixtures for the investigation tests (queries and their CLI commands): the recorded demo store and a generated 6,000-run population.
 
 ``demo`` (session)
     ``handoff demo`` run in a subprocess (so this process's recorder is left alone) into a

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import hashlib
-import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -239,6 +238,34 @@ def test_nesting_gives_enclosing_step_as_parent():
     steps = by_to(records)
     assert steps["tool"].parent_handoff_id == steps["agent"].handoff_id
     assert steps["tool"].from_step == "agent"
+
+
+def test_content_match_inside_a_step_beats_nesting():
+    """Stages an orchestrator step calls in sequence get each other as parents, not the orchestrator.
+
+    DESIGN.md ranks nesting first; the code ranks a content match first (docs/architecture.md),
+    or every stage of a one-step orchestrator would hang off it and the stage-to-stage edges,
+    where faults happen, would be lost.
+    """
+
+    @handoff.step(to="extract")
+    def extract(doc: str) -> str:
+        return "EXTRACTED: 340 billable lines, subtotal $172,000.00"
+
+    @handoff.step(to="validate")
+    def validate(prompt: str) -> str:
+        return "validated"
+
+    @handoff.step(to="orchestrator")
+    def orchestrate(doc: str) -> str:
+        return validate("Check this extraction:\n" + extract(doc))
+
+    with capture() as records, handoff.run("invoice"):
+        orchestrate("invoice text")
+    steps = by_to(records)
+    assert (steps["extract"].parent_handoff_id, steps["extract"].from_step) == (steps["orchestrator"].handoff_id, "orchestrator")
+    assert (steps["validate"].parent_handoff_id, steps["validate"].from_step) == (steps["extract"].handoff_id, "extract")
+    assert steps["validate"].fan_in == []
 
 
 def test_explicit_parent_wins_over_content_match():

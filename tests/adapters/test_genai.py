@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 
 import handoff
@@ -105,4 +106,18 @@ def test_spans_without_content_and_handoff_own_spans_are_not_recorded():
         with handoff.record(to="price") as h:
             h.input("x")
         records.flush()
+    assert [r.to_step for r in records.handoffs] == ["price"]
+
+
+def test_a_handoff_span_carrying_genai_content_is_not_recorded_twice():
+    """Content an instrumentation puts on handoff's own span does not make a second handoff of the same call."""
+    provider = _provider()
+    messages = '[{"role": "user", "content": "price INV-88214"}]'
+    with capture(tracer_provider=provider) as records:
+        with handoff.record(to="price") as h:
+            h.input(messages)
+            own = trace.get_current_span()
+            own.set_attributes({"gen_ai.input.messages": messages, "gen_ai.output.messages": "[]"})
+        records.flush()
+    assert own.instrumentation_scope.name == "handoff"
     assert [r.to_step for r in records.handoffs] == ["price"]
