@@ -25,7 +25,10 @@ from typing import Any, Callable
 from handoff.adapters.fake_server import FakeModelServer
 from handoff.testing import capture
 
-MESSAGES = [{"role": "system", "content": "Price the invoice."}, {"role": "user", "content": "freight surcharge: 9.1% (clause 7.2)"}]
+MESSAGES = [
+    {"role": "system", "content": "Price the invoice."},
+    {"role": "user", "content": "freight surcharge: 9.1% (clause 7.2)"},
+]
 VERSIONS = ("openai", "anthropic", "langchain-core", "langgraph", "openai-agents", "opentelemetry-sdk")
 
 
@@ -59,7 +62,11 @@ def _openai(server: FakeModelServer, calls: int) -> dict[str, float]:
 
     from handoff.adapters import openai as adapter
 
-    plain = openai.OpenAI(base_url=server.openai_url, api_key="bench", http_client=openai.DefaultHttpxClient(transport=_plain_transport(openai)))
+    plain = openai.OpenAI(
+        base_url=server.openai_url,
+        api_key="bench",
+        http_client=openai.DefaultHttpxClient(transport=_plain_transport(openai)),
+    )
     recorded = openai.OpenAI(base_url=server.openai_url, api_key="bench", http_client=adapter.http_client())
     return _paired(
         calls,
@@ -73,7 +80,11 @@ def _anthropic(server: FakeModelServer, calls: int) -> dict[str, float]:
 
     from handoff.adapters import anthropic as adapter
 
-    plain = anthropic.Anthropic(base_url=server.url, api_key="bench", http_client=anthropic.DefaultHttpxClient(transport=_plain_transport(anthropic)))
+    plain = anthropic.Anthropic(
+        base_url=server.url,
+        api_key="bench",
+        http_client=anthropic.DefaultHttpxClient(transport=_plain_transport(anthropic)),
+    )
     recorded = anthropic.Anthropic(base_url=server.url, api_key="bench", http_client=adapter.http_client())
     ask = [MESSAGES[1]]
     return _paired(
@@ -118,7 +129,9 @@ def _agents(server: FakeModelServer, calls: int) -> dict[str, float]:
 
     from handoff.adapters.openai_agents import HandoffTracingProcessor
 
-    model = OpenAIChatCompletionsModel(model="fake-1", openai_client=AsyncOpenAI(base_url=server.openai_url, api_key="bench"))
+    model = OpenAIChatCompletionsModel(
+        model="fake-1", openai_client=AsyncOpenAI(base_url=server.openai_url, api_key="bench")
+    )
     agent = Agent(name="pricer", instructions="Price the invoice.", model=model)
     loop = asyncio.new_event_loop()
     processor = HandoffTracingProcessor()

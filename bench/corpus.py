@@ -15,9 +15,24 @@ import random
 
 _FIRST = ["dana", "jonas", "maria", "li", "amir", "sofia", "kwame", "yuki", "olga", "pedro", "fatima", "noah"]
 _LAST = ["whitfield", "becker", "gonzalez", "chen", "haddad", "rossi", "mensah", "tanaka", "ivanova", "silva"]
-_COMPANIES = ["Northwind Logistics GmbH", "Contoso Freight Ltd", "Fabrikam Shipping AG", "Tailspin Cargo Inc", "Wingtip Haulage BV"]
+_COMPANIES = [
+    "Northwind Logistics GmbH",
+    "Contoso Freight Ltd",
+    "Fabrikam Shipping AG",
+    "Tailspin Cargo Inc",
+    "Wingtip Haulage BV",
+]
 _DOMAINS = ["northwind-logistics.com", "contoso-freight.co.uk", "fabrikam.de", "tailspin-cargo.com", "wingtip.nl"]
-_ITEMS = ["pallet freight", "container leg", "customs brokerage", "cold-chain surcharge", "last-mile delivery", "warehousing day", "insurance rider", "fuel adjustment"]
+_ITEMS = [
+    "pallet freight",
+    "container leg",
+    "customs brokerage",
+    "cold-chain surcharge",
+    "last-mile delivery",
+    "warehousing day",
+    "insurance rider",
+    "fuel adjustment",
+]
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 _RULES = [
@@ -72,7 +87,14 @@ def _tool_schema() -> str:
                 },
             },
         }
-        for name in ("lookup_invoice", "apply_rebate", "apply_surcharge", "post_ledger_entry", "notify_customer", "open_dispute")
+        for name in (
+            "lookup_invoice",
+            "apply_rebate",
+            "apply_surcharge",
+            "post_ledger_entry",
+            "notify_customer",
+            "open_dispute",
+        )
     ]
     return json.dumps(tools, indent=2)
 

@@ -65,7 +65,9 @@ def _constraints(step: int, inv: str, sub: str, faulty: bool) -> tuple[list[str]
     return [f"id:INV-{inv}"], [f"id:INV-{inv}"]
 
 
-def _handoff_row(run: dict[str, Any], step: int, rng: random.Random, ts_us: int, full_tier: bool, day: str) -> dict[str, Any]:
+def _handoff_row(
+    run: dict[str, Any], step: int, rng: random.Random, ts_us: int, full_tier: bool, day: str
+) -> dict[str, Any]:
     from_step, to_step, kind, model, in_bytes, ratio = PIPELINE[step - 1]
     faulty = run["faulty"]
     in_bytes = int(in_bytes * rng.uniform(0.8, 1.25))
@@ -76,23 +78,47 @@ def _handoff_row(run: dict[str, Any], step: int, rng: random.Random, ts_us: int,
     content_key = f"content/dt={day}/{WRITER}-{run['file']:06d}.parquet"
     config = {"model": model, "prompt_pack": "receivables@v7", "template": f"{to_step}@c03d5e8"} if model else None
     return {
-        "run_id": run["run_id"], "handoff_id": f"hf-{step}", "seq": step,
-        "from_step": from_step, "to_step": to_step, "kind": kind,
-        "parent_handoff_id": f"hf-{step - 1}" if step > 1 else None, "fan_in": [],
-        "ts": ts_us, "duration_ms": rng.uniform(200, 9000) if kind == "agent" else rng.uniform(0.2, 40),
-        "status": "ok", "error_type": None, "error_message": None,
+        "run_id": run["run_id"],
+        "handoff_id": f"hf-{step}",
+        "seq": step,
+        "from_step": from_step,
+        "to_step": to_step,
+        "kind": kind,
+        "parent_handoff_id": f"hf-{step - 1}" if step > 1 else None,
+        "fan_in": [],
+        "ts": ts_us,
+        "duration_ms": rng.uniform(200, 9000) if kind == "agent" else rng.uniform(0.2, 40),
+        "status": "ok",
+        "error_type": None,
+        "error_message": None,
         "input_ref": f"{content_key}#{run['run_id']}/hf-{step}/in" if full_tier else None,
         "output_ref": f"{content_key}#{run['run_id']}/hf-{step}/out" if full_tier else None,
-        "input_sha256": _hex(rng, 256), "output_sha256": _hex(rng, 256), "digest_alg": "sha256",
-        "input_bytes": in_bytes, "output_bytes": out_bytes,
-        "input_content_type": "text/plain; charset=utf-8", "output_content_type": "text/plain; charset=utf-8",
-        "input_tokens": -(-in_bytes // 4), "output_tokens": -(-out_bytes // 4), "tokens_estimated": True,
-        "model": model, "effort": "high" if model else None,
-        "prompt_pack": "receivables@v7" if model else None, "template": f"{to_step}@c03d5e8" if model else None,
+        "input_sha256": _hex(rng, 256),
+        "output_sha256": _hex(rng, 256),
+        "digest_alg": "sha256",
+        "input_bytes": in_bytes,
+        "output_bytes": out_bytes,
+        "input_content_type": "text/plain; charset=utf-8",
+        "output_content_type": "text/plain; charset=utf-8",
+        "input_tokens": -(-in_bytes // 4),
+        "output_tokens": -(-out_bytes // 4),
+        "tokens_estimated": True,
+        "model": model,
+        "effort": "high" if model else None,
+        "prompt_pack": "receivables@v7" if model else None,
+        "template": f"{to_step}@c03d5e8" if model else None,
         "config": json.dumps(config, sort_keys=True) if config else None,
-        "attempt": 1, "retry_of": None, "trace_id": run["trace_id"], "span_id": _hex(rng, 64),
-        "input_constraints": ins, "output_constraints": outs, "constraints_version": 1,
-        "tier": "full" if full_tier else "digest", "attributes": {}, "writer": WRITER, "schema_version": 1,
+        "attempt": 1,
+        "retry_of": None,
+        "trace_id": run["trace_id"],
+        "span_id": _hex(rng, 64),
+        "input_constraints": ins,
+        "output_constraints": outs,
+        "constraints_version": 1,
+        "tier": "full" if full_tier else "digest",
+        "attributes": {},
+        "writer": WRITER,
+        "schema_version": 1,
     }
 
 
@@ -102,11 +128,17 @@ def _day_runs(day_start: datetime, runs_per_day: int, rng: random.Random, seq0: 
     for i, offset in enumerate(offsets):
         start = day_start + timedelta(seconds=offset)
         ts_ms = int(start.timestamp() * 1000)
-        runs.append({
-            "run_id": "run_" + _ulid(ts_ms, rng), "start_us": ts_ms * 1000, "trace_id": _hex(rng, 128),
-            "invoice": str(rng.randint(10_000, 99_999)), "subtotal": f"{rng.randint(20_000, 400_000)}.00",
-            "faulty": (seq0 + i) % FAULT_EVERY == 0, "file": 1 + i * FILES_PER_DAY // runs_per_day,
-        })
+        runs.append(
+            {
+                "run_id": "run_" + _ulid(ts_ms, rng),
+                "start_us": ts_ms * 1000,
+                "trace_id": _hex(rng, 128),
+                "invoice": str(rng.randint(10_000, 99_999)),
+                "subtotal": f"{rng.randint(20_000, 400_000)}.00",
+                "faulty": (seq0 + i) % FAULT_EVERY == 0,
+                "file": 1 + i * FILES_PER_DAY // runs_per_day,
+            }
+        )
     return runs
 
 
@@ -126,10 +158,18 @@ def _write_day(args: tuple[str, str, int, int, int, bool]) -> list[dict[str, Any
             for step in range(1, HANDOFFS_PER_RUN + 1):
                 handoffs.append(_handoff_row(run, step, rng, ts, full_tier, day))
                 ts += int(handoffs[-1]["duration_ms"] * 1000) + 500
-            run_rows.append({
-                "run_id": run["run_id"], "name": "invoice", "start_ts": run["start_us"], "end_ts": ts,
-                "status": "ok", "attributes": {"invoice": f"INV-{run['invoice']}"}, "recorded_ts": ts, "writer": WRITER,
-            })
+            run_rows.append(
+                {
+                    "run_id": run["run_id"],
+                    "name": "invoice",
+                    "start_ts": run["start_us"],
+                    "end_ts": ts,
+                    "status": "ok",
+                    "attributes": {"invoice": f"INV-{run['invoice']}"},
+                    "recorded_ts": ts,
+                    "writer": WRITER,
+                }
+            )
         for table, rows in (("handoffs", handoffs), ("runs", run_rows)):
             path = pathlib.Path(root) / table / f"dt={day}" / f"{WRITER}-{n:06d}.parquet"
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -141,15 +181,19 @@ def _days(days: int, today: datetime) -> list[str]:
     return [(today - timedelta(days=days - 1 - i)).strftime("%Y-%m-%d") for i in range(days)]
 
 
-def generate_store(root: pathlib.Path, runs: int, days: int, *, seed: int = 90, workers: int = 2) -> list[dict[str, Any]]:
+def generate_store(
+    root: pathlib.Path, runs: int, days: int, *, seed: int = 90, workers: int = 2
+) -> list[dict[str, Any]]:
     """Write a store of ``runs`` runs (eight handoffs each) over ``days`` days ending today into ``root``."""
     if root.exists():
         shutil.rmtree(root)
     today = datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
     counts = [runs // days + (1 if i < runs % days else 0) for i in range(days)]
     firsts = [sum(counts[:i]) for i in range(days)]
-    jobs = [(str(root), day, counts[i], seed * 1000 + i, firsts[i], i >= days - FULL_TIER_DAYS)
-            for i, day in enumerate(_days(days, today))]
+    jobs = [
+        (str(root), day, counts[i], seed * 1000 + i, firsts[i], i >= days - FULL_TIER_DAYS)
+        for i, day in enumerate(_days(days, today))
+    ]
     with ProcessPoolExecutor(max_workers=workers) as pool:
         return [run for day_runs in pool.map(_write_day, jobs) for run in day_runs]
 

@@ -101,12 +101,19 @@ def profile_top(store: str, text: str | list[str], calls: int, top: int = 12) ->
     stats = pstats.Stats(profiler).sort_stats("tottime")
     lines = []
     for (path, line, name), (_cc, ncalls, tottime, cumtime, _callers) in list(stats.stats.items()):
-        lines.append((tottime, f"{pathlib.Path(path).name}:{line} {name}: {tottime / calls * 1e6:.1f} µs own, "
-                               f"{cumtime / calls * 1e6:.1f} µs cumulative per call ({ncalls} calls)"))
+        lines.append(
+            (
+                tottime,
+                f"{pathlib.Path(path).name}:{line} {name}: {tottime / calls * 1e6:.1f} µs own, "
+                f"{cumtime / calls * 1e6:.1f} µs cumulative per call ({ncalls} calls)",
+            )
+        )
     return [text for _, text in sorted(lines, reverse=True)[:top]]
 
 
-def measure(sizes_kb: tuple[int, ...] = (1, 10, 340), calls: int = 2000, rounds: int = 5, store_down: bool = True) -> list[dict[str, Any]]:
+def measure(
+    sizes_kb: tuple[int, ...] = (1, 10, 340), calls: int = 2000, rounds: int = 5, store_down: bool = True
+) -> list[dict[str, Any]]:
     """Return median figures per payload size and, optionally, p99 at 10 KB with the store down.
 
     Above 10 KB there are fewer calls and rounds: the writer drains every payload between rounds.
@@ -121,14 +128,21 @@ def measure(sizes_kb: tuple[int, ...] = (1, 10, 340), calls: int = 2000, rounds:
         n, size_rounds = (calls, rounds) if size <= 10 else (max(10, calls // 25), max(3, rounds // 4))
         text = payloads(size * 1024, min(n * size_rounds, 2000))
         result = interleaved({"baseline": baseline, "ours": ours}, text, n, size_rounds, settle=_drain)
-        figures.append(figure(
-            f"hot_path.median_{size}kb", SECTION, f"median per call, {size} KB input", result["ours"]["median_us"], "µs",
-            baseline=result["baseline"]["median_us"], baseline_name="OTel SDK span + SHA-256",
-            target=("ratio", "<=", 1.3) if size == 10 else None,
-            note=f"{n} calls x {size_rounds} alternating rounds, runs of {STEPS_PER_RUN} handoffs, the writer drained before each "
-                 f"round (so the baseline never runs beside our backlog; ours runs beside its own writer); p99 {result['ours']['p99_us']:.0f} µs "
-                 f"vs baseline {result['baseline']['p99_us']:.0f} µs",
-        ))
+        figures.append(
+            figure(
+                f"hot_path.median_{size}kb",
+                SECTION,
+                f"median per call, {size} KB input",
+                result["ours"]["median_us"],
+                "µs",
+                baseline=result["baseline"]["median_us"],
+                baseline_name="OTel SDK span + SHA-256",
+                target=("ratio", "<=", 1.3) if size == 10 else None,
+                note=f"{n} calls x {size_rounds} alternating rounds, runs of {STEPS_PER_RUN} handoffs, the writer drained before each "
+                f"round (so the baseline never runs beside our backlog; ours runs beside its own writer); p99 {result['ours']['p99_us']:.0f} µs "
+                f"vs baseline {result['baseline']['p99_us']:.0f} µs",
+            )
+        )
     if store_down:
         figures.append(_store_down_figure(work, baseline, calls, rounds))
     handoff.shutdown(1)
@@ -139,8 +153,11 @@ def profile(calls: int = 2000) -> list[str]:
     """Profile ``calls`` decorated calls at 10 KB in a fresh recorder; return the report lines."""
     work = pathlib.Path(tempfile.mkdtemp(prefix="bench-profile-"))
     top = profile_top(str(work / "store"), payloads(10 * 1024, min(calls, 2000)), calls)
-    return [f"cProfile of {calls} decorated calls at 10 KB (runs of {STEPS_PER_RUN}, background writer paused so only the "
-            "application thread's own work shows; times are inflated by the profiler), top functions by own time:", *top]
+    return [
+        f"cProfile of {calls} decorated calls at 10 KB (runs of {STEPS_PER_RUN}, background writer paused so only the "
+        "application thread's own work shows; times are inflated by the profiler), top functions by own time:",
+        *top,
+    ]
 
 
 def measure_paused(calls: int = 2000, rounds: int = 5) -> list[dict[str, Any]]:
@@ -148,13 +165,22 @@ def measure_paused(calls: int = 2000, rounds: int = 5) -> list[dict[str, Any]]:
     work = pathlib.Path(tempfile.mkdtemp(prefix="bench-paused-"))
     baseline = baseline_sampler()
     paused = handoff_sampler(str(work / "store"), writer_paused=True)
-    result = interleaved({"baseline": baseline, "paused": paused}, payloads(10 * 1024, min(calls * rounds, 2000)), calls, rounds)
-    return [figure(
-        "hot_path.median_10kb_writer_paused", SECTION, "median per call, 10 KB input, background writer paused",
-        result["paused"]["median_us"], "µs", baseline=result["baseline"]["median_us"], baseline_name="OTel SDK span + SHA-256",
-        note=f"diagnostic: the application thread's own cost, with no writer work competing for the GIL during timing "
-             f"(records wait in the queue); p99 {result['paused']['p99_us']:.0f} µs vs baseline {result['baseline']['p99_us']:.0f} µs",
-    )]
+    result = interleaved(
+        {"baseline": baseline, "paused": paused}, payloads(10 * 1024, min(calls * rounds, 2000)), calls, rounds
+    )
+    return [
+        figure(
+            "hot_path.median_10kb_writer_paused",
+            SECTION,
+            "median per call, 10 KB input, background writer paused",
+            result["paused"]["median_us"],
+            "µs",
+            baseline=result["baseline"]["median_us"],
+            baseline_name="OTel SDK span + SHA-256",
+            note=f"diagnostic: the application thread's own cost, with no writer work competing for the GIL during timing "
+            f"(records wait in the queue); p99 {result['paused']['p99_us']:.0f} µs vs baseline {result['baseline']['p99_us']:.0f} µs",
+        )
+    ]
 
 
 def _wait_until_down(sampler: Callable[[str, int], list[float]], text: str, timeout_s: float = 60.0) -> dict[str, int]:
@@ -183,11 +209,16 @@ def _store_down_figure(work: pathlib.Path, baseline, calls: int, rounds: int) ->
     handoff.flush(5)
     after = handoff.stats()
     return figure(
-        "hot_path.p99_10kb_store_down", SECTION, "p99 per call, 10 KB input, store down", result["down"]["p99_us"], "µs",
-        baseline=result["baseline"]["p99_us"], baseline_name="OTel SDK span + SHA-256, p99",
+        "hot_path.p99_10kb_store_down",
+        SECTION,
+        "p99 per call, 10 KB input, store down",
+        result["down"]["p99_us"],
+        "µs",
+        baseline=result["baseline"]["p99_us"],
+        baseline_name="OTel SDK span + SHA-256, p99",
         target=("ratio", "<=", 2.0),
         note=f"{calls} calls x {rounds} alternating rounds after the writer first failed against the store; median "
-             f"{result['down']['median_us']:.0f} µs vs baseline {result['baseline']['median_us']:.0f} µs; writer counters "
-             f"during timing: export failures +{after['export_failures'] - before['export_failures']}, spooled "
-             f"+{after['spooled'] - before['spooled']}, dropped +{after['dropped'] - before['dropped']}",
+        f"{result['down']['median_us']:.0f} µs vs baseline {result['baseline']['median_us']:.0f} µs; writer counters "
+        f"during timing: export failures +{after['export_failures'] - before['export_failures']}, spooled "
+        f"+{after['spooled'] - before['spooled']}, dropped +{after['dropped'] - before['dropped']}",
     )

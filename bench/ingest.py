@@ -37,7 +37,7 @@ def _record_all(prompts: list[str], replies: list[str]) -> None:
 
     for start in range(0, len(prompts), 8):
         with handoff.run("invoice"):
-            for prompt in prompts[start:start + 8]:
+            for prompt in prompts[start : start + 8]:
                 price(prompt)
 
 
@@ -74,22 +74,44 @@ def run_ingest(store: pathlib.Path, prompts: list[str], scrub: bool, timeout_s: 
     handoffs = int(len(prompts) * fraction)
     payload = sum(len(p) + REPLY_BYTES for p in prompts) * fraction
     handoff.shutdown(1 if not done else 30)
-    return {"handoffs": handoffs, "seconds": elapsed, "captured_s": captured_s, "payload_mb": payload / 1e6,
-            "done": done, "dropped": after["dropped"] - before["dropped"], "spooled": after["spooled"] - before["spooled"]}
+    return {
+        "handoffs": handoffs,
+        "seconds": elapsed,
+        "captured_s": captured_s,
+        "payload_mb": payload / 1e6,
+        "done": done,
+        "dropped": after["dropped"] - before["dropped"],
+        "spooled": after["spooled"] - before["spooled"],
+    }
 
 
-def measure(handoffs: int = 5000, scrub: bool = False, timeout_s: float = 240.0, profile: bool = False, work: str = "bench/_work") -> list[dict[str, Any]]:
+def measure(
+    handoffs: int = 5000,
+    scrub: bool = False,
+    timeout_s: float = 240.0,
+    profile: bool = False,
+    work: str = "bench/_work",
+) -> list[dict[str, Any]]:
     """Return the ingest figures for one scrub setting."""
     prompts = agent_prompts(handoffs)
     result = run_ingest(store_path(work, scrub), prompts, scrub, timeout_s)
     per_s = rate(result["handoffs"], result["seconds"])
     mb_s = result["payload_mb"] / result["seconds"]
-    note = (f"{handoffs:,} handoffs of 10 KB prompts + 1 KB replies; app thread spent {result['captured_s']:.2f} s recording; "
-            f"{'all written' if result['done'] else f'writer had not caught up after {timeout_s:.0f} s: rate from what was written'}; "
-            f"dropped {result['dropped']}, spooled {result['spooled']}")
+    note = (
+        f"{handoffs:,} handoffs of 10 KB prompts + 1 KB replies; app thread spent {result['captured_s']:.2f} s recording; "
+        f"{'all written' if result['done'] else f'writer had not caught up after {timeout_s:.0f} s: rate from what was written'}; "
+        f"dropped {result['dropped']}, spooled {result['spooled']}"
+    )
     if not scrub:
-        entry = figure("ingest.scrub_off_per_s", SECTION, "handoffs/s into the local store, scrubbing off", per_s, "handoffs/s",
-                       target=("value", ">=", 5000), note=note)
+        entry = figure(
+            "ingest.scrub_off_per_s",
+            SECTION,
+            "handoffs/s into the local store, scrubbing off",
+            per_s,
+            "handoffs/s",
+            target=("value", ">=", 5000),
+            note=note,
+        )
         if profile and not entry["met"]:
             try:
                 entry["details"] = profile_writer(min(handoffs, 200), work=work)
@@ -97,10 +119,18 @@ def measure(handoffs: int = 5000, scrub: bool = False, timeout_s: float = 240.0,
                 entry["details"] = [f"profiling the writer failed: {type(exc).__name__}: {exc}"]
         return [entry]
     return [
-        figure("ingest.scrub_on_mb_s", SECTION, "payload MB/s per writer core, scrubbing on", mb_s, "MB/s",
-               baseline=0.4, baseline_name="stock Presidio analyze+anonymize, per the issue", target=("value", ">=", 4),
-               note=note + f"; {per_s:,.0f} handoffs/s; realistic corpus with repeating templates (bench/corpus.py); "
-                           "the whole writer path, not the scrubber alone"),
+        figure(
+            "ingest.scrub_on_mb_s",
+            SECTION,
+            "payload MB/s per writer core, scrubbing on",
+            mb_s,
+            "MB/s",
+            baseline=0.4,
+            baseline_name="stock Presidio analyze+anonymize, per the issue",
+            target=("value", ">=", 4),
+            note=note + f"; {per_s:,.0f} handoffs/s; realistic corpus with repeating templates (bench/corpus.py); "
+            "the whole writer path, not the scrubber alone",
+        ),
     ]
 
 
@@ -131,7 +161,17 @@ def profile_writer(handoffs: int = 200, top: int = 10, work: str = "bench/_work"
     profiler.disable()
     per = (time.perf_counter() - start) / handoffs * 1e3
     stats = pstats.Stats(profiler).sort_stats("tottime")
-    rows = sorted(((tt, f"{pathlib.Path(path).name}:{line} {name}: {tt / handoffs * 1e3:.2f} ms own, {ct / handoffs * 1e3:.2f} ms cumulative per handoff")
-                   for (path, line, name), (_cc, _nc, tt, ct, _callers) in stats.stats.items()), reverse=True)
-    return [f"cProfile of the store exporter on {handoffs} handoffs ({per:.1f} ms per handoff under the profiler), top by own time:",
-            *[text for _, text in rows[:top]]]
+    rows = sorted(
+        (
+            (
+                tt,
+                f"{pathlib.Path(path).name}:{line} {name}: {tt / handoffs * 1e3:.2f} ms own, {ct / handoffs * 1e3:.2f} ms cumulative per handoff",
+            )
+            for (path, line, name), (_cc, _nc, tt, ct, _callers) in stats.stats.items()
+        ),
+        reverse=True,
+    )
+    return [
+        f"cProfile of the store exporter on {handoffs} handoffs ({per:.1f} ms per handoff under the profiler), top by own time:",
+        *[text for _, text in rows[:top]],
+    ]

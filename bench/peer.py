@@ -42,7 +42,9 @@ def peer_sampler(directory: pathlib.Path, reply: str) -> tuple[Callable[[str, in
     def call(prompt: str) -> str:
         with handler.inference("bench", request_model="claude-sonnet-4") as invocation:
             invocation.input_messages = [InputMessage(role="user", parts=[TextPart(content=prompt)])]
-            invocation.output_messages = [OutputMessage(role="assistant", parts=[TextPart(content=reply)], finish_reason="stop")]
+            invocation.output_messages = [
+                OutputMessage(role="assistant", parts=[TextPart(content=reply)], finish_reason="stop")
+            ]
         return reply
 
     return cycling(call), hook
@@ -67,7 +69,7 @@ def _ours_throughput(directory: pathlib.Path, prompts: list[str], reply: str) ->
     start = time.perf_counter()
     for first in range(0, len(prompts), 8):
         with handoff.run("bench"):
-            for prompt in prompts[first:first + 8]:
+            for prompt in prompts[first : first + 8]:
                 sampler.step(prompt)
     handoff.flush(600)
     seconds = time.perf_counter() - start
@@ -87,7 +89,16 @@ def measure(calls: int = 2000, rounds: int = 5) -> list[dict[str, Any]]:
     """Return the per-call figure: our median against the peer's, same prompt, alternating rounds."""
     why = _not_installed()
     if why:
-        return [not_measured("peer.per_call_10kb", SECTION, "median per call vs the peer, 10 KB prompt", "µs", why, ("ratio", "<=", 1.0))]
+        return [
+            not_measured(
+                "peer.per_call_10kb",
+                SECTION,
+                "median per call vs the peer, 10 KB prompt",
+                "µs",
+                why,
+                ("ratio", "<=", 1.0),
+            )
+        ]
     work = pathlib.Path(tempfile.mkdtemp(prefix="bench-peer-"))
     prompt = agent_prompts(min(calls * rounds, 2000))
     reply = agent_prompts(1, size_bytes=1024, seed=5)[0]
@@ -111,20 +122,36 @@ def measure(calls: int = 2000, rounds: int = 5) -> list[dict[str, Any]]:
 
     # the same prompts, in the same order, for both
     result = interleaved({"peer": counted, "ours": ours}, prompt, calls, rounds, settle=settle)
-    return [figure(
-        "peer.per_call_10kb", SECTION, "median per call vs the peer, 10 KB prompt", result["ours"]["median_us"], "µs",
-        baseline=result["peer"]["median_us"], baseline_name="opentelemetry-util-genai + fsspec upload hook",
-        target=("ratio", "<=", 1.0),
-        note=f"{calls} calls x {rounds} alternating rounds, both sides' background writes drained before each round; p99 ours {result['ours']['p99_us']:.0f} µs, "
-             f"peer {result['peer']['p99_us']:.0f} µs; upload queue bound {QUEUE} on the peer (its default, 20, drops under load)",
-    )]
+    return [
+        figure(
+            "peer.per_call_10kb",
+            SECTION,
+            "median per call vs the peer, 10 KB prompt",
+            result["ours"]["median_us"],
+            "µs",
+            baseline=result["peer"]["median_us"],
+            baseline_name="opentelemetry-util-genai + fsspec upload hook",
+            target=("ratio", "<=", 1.0),
+            note=f"{calls} calls x {rounds} alternating rounds, both sides' background writes drained before each round; p99 ours {result['ours']['p99_us']:.0f} µs, "
+            f"peer {result['peer']['p99_us']:.0f} µs; upload queue bound {QUEUE} on the peer (its default, 20, drops under load)",
+        )
+    ]
 
 
 def measure_throughput(calls: int = 2000) -> list[dict[str, Any]]:
     """Return the throughput figure: handoffs/s until everything is on disk, ours against the peer's."""
     why = _not_installed()
     if why:
-        return [not_measured("peer.throughput", SECTION, "sustained handoffs/s to local storage vs the peer", "handoffs/s", why, ("ratio", ">=", 1.0))]
+        return [
+            not_measured(
+                "peer.throughput",
+                SECTION,
+                "sustained handoffs/s to local storage vs the peer",
+                "handoffs/s",
+                why,
+                ("ratio", ">=", 1.0),
+            )
+        ]
     work = pathlib.Path(tempfile.mkdtemp(prefix="bench-peer-"))
     prompts = agent_prompts(calls)
     reply = agent_prompts(1, size_bytes=1024, seed=5)[0]
@@ -133,13 +160,20 @@ def measure_throughput(calls: int = 2000) -> list[dict[str, Any]]:
     ours_s, ours_bytes, ours_dropped = _ours_throughput(work / "ours", prompts, reply)
     raw = sum(len(p) for p in prompts) + len(reply) * calls
     shutil.rmtree(work, ignore_errors=True)
-    return [figure(
-        "peer.throughput", SECTION, "sustained handoffs/s to local storage vs the peer", rate(calls, ours_s), "handoffs/s",
-        baseline=rate(calls, peer_s), baseline_name="opentelemetry-util-genai + fsspec upload hook",
-        target=("ratio", ">=", 1.0),
-        note=f"{calls:,} calls, the clock stops when everything is on disk; the peer wrote {peer_files:,} of "
-             f"{2 * calls:,} JSON files (it drops uploads when its queue of {QUEUE} is full: "
-             f"{max(0, 2 * calls - peer_files):,} lost; ours dropped {ours_dropped:,} records) "
-             f"({peer_bytes / raw:.2f} of raw bytes), ours {ours_bytes / raw:.2f} of raw bytes in Parquet (digests, content, "
-             f"constraint tokens)",
-    )]
+    return [
+        figure(
+            "peer.throughput",
+            SECTION,
+            "sustained handoffs/s to local storage vs the peer",
+            rate(calls, ours_s),
+            "handoffs/s",
+            baseline=rate(calls, peer_s),
+            baseline_name="opentelemetry-util-genai + fsspec upload hook",
+            target=("ratio", ">=", 1.0),
+            note=f"{calls:,} calls, the clock stops when everything is on disk; the peer wrote {peer_files:,} of "
+            f"{2 * calls:,} JSON files (it drops uploads when its queue of {QUEUE} is full: "
+            f"{max(0, 2 * calls - peer_files):,} lost; ours dropped {ours_dropped:,} records) "
+            f"({peer_bytes / raw:.2f} of raw bytes), ours {ours_bytes / raw:.2f} of raw bytes in Parquet (digests, content, "
+            f"constraint tokens)",
+        )
+    ]

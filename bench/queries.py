@@ -97,8 +97,14 @@ def _grep_seconds(tree: pathlib.Path, run_id: str, repeats: int) -> float:
     return seconds
 
 
-def measure(runs: int = 125_000, days: int = 90, json_files: int = 100_000, lookups: int = 30, repeats: int = 5,
-            work: str = "bench/_work") -> list[dict[str, Any]]:
+def measure(
+    runs: int = 125_000,
+    days: int = 90,
+    json_files: int = 100_000,
+    lookups: int = 30,
+    repeats: int = 5,
+    work: str = "bench/_work",
+) -> list[dict[str, Any]]:
     """Generate (or reuse) the store and its baselines, then time each query; return the figures."""
     work_dir = pathlib.Path(work)
     work_dir.mkdir(parents=True, exist_ok=True)
@@ -106,22 +112,34 @@ def measure(runs: int = 125_000, days: int = 90, json_files: int = 100_000, look
     store, run_list, reused = cached_store(work_dir, runs, days)
     gen_s = time.perf_counter() - start
     handoffs = len(run_list) * HANDOFFS_PER_RUN
-    scale = f"{handoffs:,} handoffs, {len(run_list):,} runs, {days} days" + ("" if runs >= 125_000 else " (quick mode: smaller than the 1M-handoff target store)")
+    scale = f"{handoffs:,} handoffs, {len(run_list):,} runs, {days} days" + (
+        "" if runs >= 125_000 else " (quick mode: smaller than the 1M-handoff target store)"
+    )
     key = {"store": json.loads((store / "_bench.json").read_text())["params"]}
     sqlite_path = work_dir / f"{store.name}.sqlite"
     json_tree = work_dir / f"{store.name}-json"
     _cached(work_dir / f"{store.name}.sqlite.json", key, lambda: build_sqlite(sqlite_path, store))
-    json_count = _cached(work_dir / f"{store.name}-json.json", {**key, "files": json_files}, lambda: build_json_tree(json_tree, store, json_files))
+    json_count = _cached(
+        work_dir / f"{store.name}-json.json",
+        {**key, "files": json_files},
+        lambda: build_json_tree(json_tree, store, json_files),
+    )
     rng = random.Random(3)
     sample = [run["run_id"] for run in rng.sample(run_list, min(lookups, len(run_list)))]
     duck, connect_s, first_ms = _duckdb_lookups(store, sample)
     lite = _sqlite_lookups(sqlite_path, sample)
     setup = f"store {'reused' if reused else f'generated in {gen_s:.0f} s'}"
     lookup = figure(
-        "queries.runs_show_query_ms", SECTION, "`runs show` query time (library, open connection)", statistics.median(duck), "ms",
-        baseline=statistics.median(lite), baseline_name="SQLite, index on run_id", target=("value", "<=", 30),
+        "queries.runs_show_query_ms",
+        SECTION,
+        "`runs show` query time (library, open connection)",
+        statistics.median(duck),
+        "ms",
+        baseline=statistics.median(lite),
+        baseline_name="SQLite, index on run_id",
+        target=("value", "<=", 30),
         note=f"{scale}; median of {len(sample)} lookups of random runs; first lookup {first_ms:.0f} ms, "
-             f"opening the views {connect_s * 1000:.0f} ms; {setup}",
+        f"opening the views {connect_s * 1000:.0f} ms; {setup}",
     )
     if not lookup["met"]:
         lookup["details"] = _partition_diagnosis(store, sample)
@@ -153,38 +171,91 @@ def _library_investigate(store: pathlib.Path, run_list: list[dict], repeats: int
         from handoff.queries.blast import blast_radius
 
         con = connect(str(store))
-        seconds, (_signature, matches) = _timed(lambda: blast_radius(con, faulty, "hf-3", since=timedelta(days=365)), repeats)
-        figures.append(figure("queries.blast_radius_query_s", SECTION, "blast radius query time over the whole window (library)",
-                              seconds, "s", target=("value", "<", 1.0),
-                              note=f"{scale}; median of {repeats} on an open connection; {len(matches):,} matches"))
+        seconds, (_signature, matches) = _timed(
+            lambda: blast_radius(con, faulty, "hf-3", since=timedelta(days=365)), repeats
+        )
+        figures.append(
+            figure(
+                "queries.blast_radius_query_s",
+                SECTION,
+                "blast radius query time over the whole window (library)",
+                seconds,
+                "s",
+                target=("value", "<", 1.0),
+                note=f"{scale}; median of {repeats} on an open connection; {len(matches):,} matches",
+            )
+        )
     except Exception as exc:  # noqa: BLE001 - another engineer's module may be mid-change
-        figures.append(not_measured("queries.blast_radius_query_s", SECTION, "blast radius query time over the whole window (library)",
-                                    "s", f"handoff.queries.blast.blast_radius failed: {type(exc).__name__}: {exc}", ("value", "<", 1.0)))
+        figures.append(
+            not_measured(
+                "queries.blast_radius_query_s",
+                SECTION,
+                "blast radius query time over the whole window (library)",
+                "s",
+                f"handoff.queries.blast.blast_radius failed: {type(exc).__name__}: {exc}",
+                ("value", "<", 1.0),
+            )
+        )
     try:
         from handoff.queries.alerts import find_alerts
 
         con = connect(str(store))
         seconds, alerts = _timed(lambda: find_alerts(con, since=timedelta(hours=24)), repeats)
-        figures.append(figure("queries.alerts_24h_query_s", SECTION, "alerts query time, last 24 h (library)", seconds, "s",
-                              note=f"{scale}; median of {repeats} on an open connection; {len(alerts):,} alerts; no target in the issue"))
+        figures.append(
+            figure(
+                "queries.alerts_24h_query_s",
+                SECTION,
+                "alerts query time, last 24 h (library)",
+                seconds,
+                "s",
+                note=f"{scale}; median of {repeats} on an open connection; {len(alerts):,} alerts; no target in the issue",
+            )
+        )
     except Exception as exc:  # noqa: BLE001
-        figures.append(not_measured("queries.alerts_24h_query_s", SECTION, "alerts query time, last 24 h (library)", "s",
-                                    f"handoff.queries.alerts.find_alerts failed: {type(exc).__name__}: {exc}"))
+        figures.append(
+            not_measured(
+                "queries.alerts_24h_query_s",
+                SECTION,
+                "alerts query time, last 24 h (library)",
+                "s",
+                f"handoff.queries.alerts.find_alerts failed: {type(exc).__name__}: {exc}",
+            )
+        )
     return figures
 
 
-def _cli_show(store: pathlib.Path, tree: pathlib.Path, json_count: int, run_id: str, run_list: list[dict], repeats: int, scale: str) -> dict[str, Any]:
+def _cli_show(
+    store: pathlib.Path,
+    tree: pathlib.Path,
+    json_count: int,
+    run_id: str,
+    run_list: list[dict],
+    repeats: int,
+    scale: str,
+) -> dict[str, Any]:
     seconds, why = time_handoff(["runs", "show", run_id], store, repeats)
     if seconds is None:
-        return not_measured("queries.runs_show_cli_s", SECTION, "`handoff runs show` CLI wall time, cold process", "s", why, ("value", "<", 0.6))
+        return not_measured(
+            "queries.runs_show_cli_s",
+            SECTION,
+            "`handoff runs show` CLI wall time, cold process",
+            "s",
+            why,
+            ("value", "<", 0.6),
+        )
     tree_runs = sorted({p.name for p in tree.iterdir()})
     grep_s = _grep_seconds(tree, tree_runs[len(tree_runs) // 2], repeats)
     return figure(
-        "queries.runs_show_cli_s", SECTION, "`handoff runs show` CLI wall time, cold process", seconds, "s",
-        baseline=grep_s, baseline_name=f"grep -rl over {json_count:,} per-step JSON files",
+        "queries.runs_show_cli_s",
+        SECTION,
+        "`handoff runs show` CLI wall time, cold process",
+        seconds,
+        "s",
+        baseline=grep_s,
+        baseline_name=f"grep -rl over {json_count:,} per-step JSON files",
         target=("value", "<", 0.6),
         note=f"{scale}; median of {repeats} cold runs (process start, imports, views, query, table). The grep "
-             f"baseline covers {json_count:,} handoffs with 1 KB content excerpts, page cache warm",
+        f"baseline covers {json_count:,} handoffs with 1 KB content excerpts, page cache warm",
     )
 
 
@@ -210,13 +281,27 @@ def _investigate(store: pathlib.Path, run_list: list[dict], repeats: int, scale:
     faulty, clean = _fault_runs(run_list)
     planted = sum(run["faulty"] for run in run_list)
     specs = [
-        ("queries.alerts_24h_s", "`handoff alerts --since 24h` CLI wall time", ["alerts", "--since", "24h", "--json"], None,
-         "no target in the issue"),
-        ("queries.blast_radius_s", "`handoff blast-radius` over the whole window, CLI wall time",
-         ["blast-radius", faulty, "hf-3", "--since", "365d", "--json"], ("value", "<", 1.0),
-         f"from a faulty run's compressor edge; {planted:,} planted runs carry the fault"),
-        ("queries.diff_runs_s", "`handoff diff --runs` CLI wall time", ["diff", "--runs", faulty, clean, "--json"], None,
-         "a faulty run against a clean one; no target in the issue"),
+        (
+            "queries.alerts_24h_s",
+            "`handoff alerts --since 24h` CLI wall time",
+            ["alerts", "--since", "24h", "--json"],
+            None,
+            "no target in the issue",
+        ),
+        (
+            "queries.blast_radius_s",
+            "`handoff blast-radius` over the whole window, CLI wall time",
+            ["blast-radius", faulty, "hf-3", "--since", "365d", "--json"],
+            ("value", "<", 1.0),
+            f"from a faulty run's compressor edge; {planted:,} planted runs carry the fault",
+        ),
+        (
+            "queries.diff_runs_s",
+            "`handoff diff --runs` CLI wall time",
+            ["diff", "--runs", faulty, clean, "--json"],
+            None,
+            "a faulty run against a clean one; no target in the issue",
+        ),
     ]
     figures = []
     for fid, name, command, target, detail in specs:
@@ -224,6 +309,15 @@ def _investigate(store: pathlib.Path, run_list: list[dict], repeats: int, scale:
         if seconds is None:
             figures.append(not_measured(fid, SECTION, name, "s", output, target))
         else:
-            figures.append(figure(fid, SECTION, name, seconds, "s", target=target,
-                                  note=f"{scale}; median of {repeats} cold runs; {detail}{_found(output)}"))
+            figures.append(
+                figure(
+                    fid,
+                    SECTION,
+                    name,
+                    seconds,
+                    "s",
+                    target=target,
+                    note=f"{scale}; median of {repeats} cold runs; {detail}{_found(output)}",
+                )
+            )
     return figures

@@ -21,8 +21,14 @@ from typing import Any, Callable
 
 SCHEMA_VERSION = 1
 PACKAGES = (
-    "handoff-trace", "opentelemetry-sdk", "opentelemetry-util-genai", "fsspec", "duckdb",
-    "pyarrow", "presidio-analyzer", "spacy",
+    "handoff-trace",
+    "opentelemetry-sdk",
+    "opentelemetry-util-genai",
+    "fsspec",
+    "duckdb",
+    "pyarrow",
+    "presidio-analyzer",
+    "spacy",
 )
 _COMPARE: dict[str, Callable[[float, float], bool]] = {
     "<=": lambda value, limit: value <= limit,
@@ -79,7 +85,9 @@ def figure(
     }
 
 
-def not_measured(id: str, section: str, name: str, unit: str, why: str, target: tuple[str, str, float] | None = None) -> dict[str, Any]:
+def not_measured(
+    id: str, section: str, name: str, unit: str, why: str, target: tuple[str, str, float] | None = None
+) -> dict[str, Any]:
     """Build the figure for something that could not be measured, saying why."""
     entry = figure(id, section, name, None, unit, target=target, note=f"not measured: {why}")
     entry["met"] = False
@@ -119,7 +127,9 @@ def _memory_gb() -> float | None:
 
 def _git(*args: str) -> str:
     try:
-        out = subprocess.run(["git", *args], capture_output=True, text=True, timeout=5, cwd=pathlib.Path(__file__).resolve().parent)
+        out = subprocess.run(
+            ["git", *args], capture_output=True, text=True, timeout=5, cwd=pathlib.Path(__file__).resolve().parent
+        )
     except (OSError, subprocess.SubprocessError):
         return ""
     return out.stdout.strip()
@@ -148,8 +158,14 @@ def machine() -> dict[str, Any]:
     }
 
 
-def document(figures: list[dict[str, Any]], *, mode: str, duration_s: float, sizes: dict[str, Any],
-             load_at_start: float | None = None) -> dict[str, Any]:
+def document(
+    figures: list[dict[str, Any]],
+    *,
+    mode: str,
+    duration_s: float,
+    sizes: dict[str, Any],
+    load_at_start: float | None = None,
+) -> dict[str, Any]:
     """Assemble the whole results document (``load_at_start``: the 1-minute load average when the run began)."""
     described = machine()
     described["load_average_1m_at_start"] = load_at_start
@@ -193,7 +209,9 @@ def _figure_rows(figures: list[dict[str, Any]]) -> list[str]:
         if f["baseline_name"] and f["baseline"] is not None:
             baseline += f" ({f['baseline_name']})"
         value = f"{_cell(f['value'])} {f['unit']}" if f["value"] is not None else "-"
-        rows.append(f"| {_cell(f['name'])} | {value} | {_cell(baseline)} | {_cell(f['ratio'])} | {_cell(f['target'])} | {_status(f)} |")
+        rows.append(
+            f"| {_cell(f['name'])} | {value} | {_cell(baseline)} | {_cell(f['ratio'])} | {_cell(f['target'])} | {_status(f)} |"
+        )
     return rows
 
 

@@ -28,24 +28,63 @@ FULL_DAYS = 30
 STEPS = (("extract", "validate"), ("validate", "orchestrator.compress_v3"), ("orchestrator.compress_v3", "price"))
 
 
-def _day_rows(day: datetime, runs_per_day: int, full: bool, content_key: str) -> tuple[list[dict], list[dict], list[dict]]:
+def _day_rows(
+    day: datetime, runs_per_day: int, full: bool, content_key: str
+) -> tuple[list[dict], list[dict], list[dict]]:
     handoffs, content, runs = [], [], []
     for n in range(runs_per_day):
         ts = day + timedelta(seconds=n * 60)
         run_id = f"run_{day:%Y%m%d}{n:06d}"
-        runs.append({"run_id": run_id, "name": "invoice", "start_ts": ts, "end_ts": ts + timedelta(seconds=3), "status": "ok", "attributes": {}, "recorded_ts": ts, "writer": "bench"})
+        runs.append(
+            {
+                "run_id": run_id,
+                "name": "invoice",
+                "start_ts": ts,
+                "end_ts": ts + timedelta(seconds=3),
+                "status": "ok",
+                "attributes": {},
+                "recorded_ts": ts,
+                "writer": "bench",
+            }
+        )
         for seq, (source, target) in enumerate(STEPS, start=1):
             body = f"{run_id} {target} surcharge 9.1% per clause 7.2(b) ".encode() * 40
             digest = hashlib.sha256(body).hexdigest()
-            row = {"run_id": run_id, "handoff_id": f"hf-{seq}", "seq": seq, "from_step": source, "to_step": target, "kind": "agent",
-                   "ts": ts + timedelta(seconds=seq), "duration_ms": 10.0, "status": "ok", "input_sha256": digest, "output_sha256": digest,
-                   "input_bytes": len(body), "output_bytes": len(body), "input_tokens": len(body) // 4, "output_tokens": len(body) // 4,
-                   "input_constraints": ["clause:7.2(b)", "percent:9.1"], "output_constraints": ["percent:9.1"],
-                   "tier": "full" if full else "digest", "attributes": {}, "schema_version": 1}
+            row = {
+                "run_id": run_id,
+                "handoff_id": f"hf-{seq}",
+                "seq": seq,
+                "from_step": source,
+                "to_step": target,
+                "kind": "agent",
+                "ts": ts + timedelta(seconds=seq),
+                "duration_ms": 10.0,
+                "status": "ok",
+                "input_sha256": digest,
+                "output_sha256": digest,
+                "input_bytes": len(body),
+                "output_bytes": len(body),
+                "input_tokens": len(body) // 4,
+                "output_tokens": len(body) // 4,
+                "input_constraints": ["clause:7.2(b)", "percent:9.1"],
+                "output_constraints": ["percent:9.1"],
+                "tier": "full" if full else "digest",
+                "attributes": {},
+                "schema_version": 1,
+            }
             if full:
                 for side in ("in", "out"):
                     row[f"{'input' if side == 'in' else 'output'}_ref"] = f"{content_key}#{run_id}/hf-{seq}/{side}"
-                    content.append({"run_id": run_id, "handoff_id": f"hf-{seq}", "side": side, "ts": row["ts"], "content": body, "content_type": "text/plain"})
+                    content.append(
+                        {
+                            "run_id": run_id,
+                            "handoff_id": f"hf-{seq}",
+                            "side": side,
+                            "ts": row["ts"],
+                            "content": body,
+                            "content_type": "text/plain",
+                        }
+                    )
             handoffs.append(row)
     return handoffs, content, runs
 
@@ -148,7 +187,12 @@ def _stores(backend: str, work: Path):
         port = sock.getsockname()[1]
     ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False).start()
     endpoint = f"http://127.0.0.1:{port}"
-    for name, value in {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1", "AWS_ENDPOINT_URL": endpoint}.items():
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "bench",
+        "AWS_SECRET_ACCESS_KEY": "bench",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_ENDPOINT_URL": endpoint,
+    }.items():
         os.environ[name] = value
     from handoff.store.s3 import S3ObjectStore
 
@@ -160,7 +204,9 @@ def _stores(backend: str, work: Path):
     return make
 
 
-def measure(days_small: int = 36, days_large: int = 365, runs_per_day: int = 200, repeats: int = 5, backend: str = "local") -> dict[str, Any]:
+def measure(
+    days_small: int = 36, days_large: int = 365, runs_per_day: int = 200, repeats: int = 5, backend: str = "local"
+) -> dict[str, Any]:
     """Time ``apply`` with one expiring day on a ``days_small`` store and a ``days_large`` store."""
     with tempfile.TemporaryDirectory(prefix="handoff-retention-bench-") as tmp:
         make = _stores(backend, Path(tmp))

@@ -54,7 +54,8 @@ def _payload(rng: random.Random, n: int) -> str:
 def _start_moto(port: int) -> subprocess.Popen:
     server = subprocess.Popen(
         [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
@@ -115,8 +116,13 @@ def measure(n: int = 2000) -> dict:
     port = _free_port()
     server = _start_moto(port)
     spool = tempfile.mkdtemp(prefix="handoff-bench-spool-")
-    env = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1",
-           "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}", "HANDOFF_SPOOL_DIR": spool}
+    env = {
+        "AWS_ACCESS_KEY_ID": "bench",
+        "AWS_SECRET_ACCESS_KEY": "bench",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+        "HANDOFF_SPOOL_DIR": spool,
+    }
     saved = {name: os.environ.get(name) for name in env}
     os.environ.update(env)
     try:

@@ -46,9 +46,26 @@ _SYSTEM_RULES = [
 
 def _tool_schema() -> str:
     tools = [
-        {"name": name, "description": f"{name.replace('_', ' ')} for receivables", "input_schema": {"type": "object", "properties": {
-            "invoice_id": {"type": "string", "pattern": "^INV-[0-9]+$"}, "amount": {"type": "string"}, "currency": {"enum": ["USD", "EUR", "GBP"]}}}}
-        for name in ("lookup_invoice", "apply_rebate", "apply_surcharge", "post_ledger_entry", "notify_customer", "open_dispute")
+        {
+            "name": name,
+            "description": f"{name.replace('_', ' ')} for receivables",
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    "invoice_id": {"type": "string", "pattern": "^INV-[0-9]+$"},
+                    "amount": {"type": "string"},
+                    "currency": {"enum": ["USD", "EUR", "GBP"]},
+                },
+            },
+        }
+        for name in (
+            "lookup_invoice",
+            "apply_rebate",
+            "apply_surcharge",
+            "post_ledger_entry",
+            "notify_customer",
+            "open_dispute",
+        )
     ]
     return json.dumps(tools, indent=2)
 
@@ -86,7 +103,11 @@ def _render(template: str, rng: random.Random) -> str:
 
 
 def _templates() -> list[str]:
-    return [path.read_text() for path in sorted(CORPUS_DIR.iterdir()) if path.suffix in {".txt", ".json"} and path.name != "manifest.json"]
+    return [
+        path.read_text()
+        for path in sorted(CORPUS_DIR.iterdir())
+        if path.suffix in {".txt", ".json"} and path.name != "manifest.json"
+    ]
 
 
 def repeated_corpus(corpus_mb: float, seed: int = 7, system_prompt: bool = True) -> list[str]:
@@ -102,12 +123,21 @@ def repeated_corpus(corpus_mb: float, seed: int = 7, system_prompt: bool = True)
 
 
 def _unique_line(rng: random.Random, n: int) -> str:
-    words = " ".join("".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(2, 9))) for _ in range(rng.randint(6, 14)))
-    extra = rng.choice([
-        "", "", "", f" amount {_amount(rng)} at {rng.randint(1, 99)}.{rng.randint(0, 9)}%",
-        f" contact {_email(rng)}", f" from 10.{rng.randint(0, 255)}.{rng.randint(0, 255)}.{rng.randint(1, 254)}",
-        f" call +1 646-555-{rng.randint(100, 199):04d}", f" token=tk_{rng.getrandbits(64):016x}",
-    ])
+    words = " ".join(
+        "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(2, 9))) for _ in range(rng.randint(6, 14))
+    )
+    extra = rng.choice(
+        [
+            "",
+            "",
+            "",
+            f" amount {_amount(rng)} at {rng.randint(1, 99)}.{rng.randint(0, 9)}%",
+            f" contact {_email(rng)}",
+            f" from 10.{rng.randint(0, 255)}.{rng.randint(0, 255)}.{rng.randint(1, 254)}",
+            f" call +1 646-555-{rng.randint(100, 199):04d}",
+            f" token=tk_{rng.getrandbits(64):016x}",
+        ]
+    )
     return f"{n:08d} {words}{extra}"
 
 
@@ -163,15 +193,23 @@ def measure(corpus_mb: float = 4.0, stock_mb: float = 0.25) -> dict:
     from handoff.analysis.scrub import Scrubber
 
     Scrubber("warm-up").scrub_text("load the engine: a@b.example.com +1 415-555-0134")
-    repeated, documents, unique = repeated_corpus(corpus_mb), repeated_corpus(corpus_mb, system_prompt=False), unique_corpus(corpus_mb)
+    repeated, documents, unique = (
+        repeated_corpus(corpus_mb),
+        repeated_corpus(corpus_mb, system_prompt=False),
+        unique_corpus(corpus_mb),
+    )
     json_scrubber = Scrubber("bench")
     return {
         "corpus_mb": corpus_mb,
         "repeated_mb_s": round(_throughput(Scrubber("bench").scrub_text, repeated), 2),
         "documents_mb_s": round(_throughput(Scrubber("bench").scrub_text, documents), 2),
         "unique_mb_s": round(_throughput(Scrubber("bench").scrub_text, unique), 2),
-        "json_mb_s": round(_throughput(lambda p: Scrubber.scrub_bytes(json_scrubber, p, "application/json"), json_corpus(corpus_mb)), 2),
-        "stock_presidio_mb_s": round(_throughput(_stock_presidio(), repeated_corpus(stock_mb)), 2) if stock_mb else None,
+        "json_mb_s": round(
+            _throughput(lambda p: Scrubber.scrub_bytes(json_scrubber, p, "application/json"), json_corpus(corpus_mb)), 2
+        ),
+        "stock_presidio_mb_s": round(_throughput(_stock_presidio(), repeated_corpus(stock_mb)), 2)
+        if stock_mb
+        else None,
     }
 
 

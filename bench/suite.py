@@ -84,16 +84,39 @@ def _scrub_figures(result: dict[str, Any], task: "Task") -> list[dict[str, Any]]
     stock = result.get("stock_presidio_mb_s")
     note = f"one Scrubber on one thread, {result.get('corpus_mb')} MB per corpus (bench/scrub_throughput.py)"
     return [
-        figure("scrub.repeated_mb_s", _INGEST, "scrubber alone, MB/s on prompts with repeating templates", result["repeated_mb_s"], "MB/s",
-               baseline=stock, baseline_name="stock Presidio analyze+anonymize, same run" if stock else None,
-               target=("value", ">=", 4), note=note),
-        figure("scrub.unique_mb_s", _INGEST, "scrubber alone, MB/s on text where no line repeats", result["unique_mb_s"], "MB/s",
-               baseline=stock, baseline_name="stock Presidio analyze+anonymize, same run" if stock else None,
-               note=note + "; the worst case for the segment cache"),
+        figure(
+            "scrub.repeated_mb_s",
+            _INGEST,
+            "scrubber alone, MB/s on prompts with repeating templates",
+            result["repeated_mb_s"],
+            "MB/s",
+            baseline=stock,
+            baseline_name="stock Presidio analyze+anonymize, same run" if stock else None,
+            target=("value", ">=", 4),
+            note=note,
+        ),
+        figure(
+            "scrub.unique_mb_s",
+            _INGEST,
+            "scrubber alone, MB/s on text where no line repeats",
+            result["unique_mb_s"],
+            "MB/s",
+            baseline=stock,
+            baseline_name="stock Presidio analyze+anonymize, same run" if stock else None,
+            note=note + "; the worst case for the segment cache",
+        ),
     ]
 
 
-_UNITS = (("_mb_s", "MB/s"), ("_per_s", "/s"), ("_ms", "ms"), ("_us", "µs"), ("_s", "s"), ("_bytes", "B"), ("_ratio", "ratio"))
+_UNITS = (
+    ("_mb_s", "MB/s"),
+    ("_per_s", "/s"),
+    ("_ms", "ms"),
+    ("_us", "µs"),
+    ("_s", "s"),
+    ("_bytes", "B"),
+    ("_ratio", "ratio"),
+)
 
 
 def _unit(key: str) -> str:
@@ -106,10 +129,26 @@ def _generic_figures(result: dict[str, Any], task: "Task") -> list[dict[str, Any
         return [{**_blank(task), **entry} for entry in result["figures"]]
     numbers = {k: v for k, v in result.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
     rest = {k: v for k, v in result.items() if k not in numbers}
-    figures = [figure(f"{task.key}.{key}", task.section, key.replace("_", " "), float(value), _unit(key),
-                      note=f"from bench/{task.module}.py" + (f"; {json.dumps(rest, default=str)[:300]}" if rest else ""))
-               for key, value in numbers.items()]
-    return figures or [not_measured(f"{task.key}.result", task.section, task.key, "", f"bench/{task.module}.py returned no numbers: {str(result)[:200]}")]
+    figures = [
+        figure(
+            f"{task.key}.{key}",
+            task.section,
+            key.replace("_", " "),
+            float(value),
+            _unit(key),
+            note=f"from bench/{task.module}.py" + (f"; {json.dumps(rest, default=str)[:300]}" if rest else ""),
+        )
+        for key, value in numbers.items()
+    ]
+    return figures or [
+        not_measured(
+            f"{task.key}.result",
+            task.section,
+            task.key,
+            "",
+            f"bench/{task.module}.py returned no numbers: {str(result)[:200]}",
+        )
+    ]
 
 
 def _adapter_figures(result: dict[str, Any], task: "Task") -> list[dict[str, Any]]:
@@ -117,12 +156,19 @@ def _adapter_figures(result: dict[str, Any], task: "Task") -> list[dict[str, Any
     figures = []
     for name, entry in result.items():
         if isinstance(entry, dict) and "median_ms_with" in entry and "median_ms_without" in entry:
-            figures.append(figure(
-                f"adapters.{name}_ms", task.section, f"{name} call through its adapter, median", float(entry["median_ms_with"]), "ms",
-                baseline=float(entry["median_ms_without"]), baseline_name="same call without the adapter",
-                note=f"bench/adapters_overhead.py, {result.get('calls')} calls per variant against a loopback fake model "
-                     f"server; overhead {entry.get('overhead_ms')} ms; no target in the issue",
-            ))
+            figures.append(
+                figure(
+                    f"adapters.{name}_ms",
+                    task.section,
+                    f"{name} call through its adapter, median",
+                    float(entry["median_ms_with"]),
+                    "ms",
+                    baseline=float(entry["median_ms_without"]),
+                    baseline_name="same call without the adapter",
+                    note=f"bench/adapters_overhead.py, {result.get('calls')} calls per variant against a loopback fake model "
+                    f"server; overhead {entry.get('overhead_ms')} ms; no target in the issue",
+                )
+            )
     return figures or _generic_figures(result, task)
 
 
@@ -130,13 +176,20 @@ def _s3_figures(result: dict[str, Any], task: "Task") -> list[dict[str, Any]]:
     """The S3 ingest rate from ``s3_ingest.measure()``, against its upload-only rate."""
     if "handoffs_per_s" not in result:
         return _generic_figures(result, task)
-    return [figure(
-        "s3.handoffs_per_s", task.section, "handoffs/s into S3 (moto on loopback), scrubbing off", float(result["handoffs_per_s"]),
-        "handoffs/s", baseline=result.get("upload_only_handoffs_per_s"), baseline_name="putting the same objects alone",
-        note=f"bench/s3_ingest.py: {result.get('n')} handoffs, 10 KB in and out; {result.get('payload_mb_per_s')} MB/s; "
-             f"hot path {result.get('hot_path_us_per_handoff')} µs per handoff; {result.get('objects_written')} objects, "
-             f"{result.get('rows_visible')} rows visible; flushed {result.get('flushed')}; no separate target in the issue",
-    )]
+    return [
+        figure(
+            "s3.handoffs_per_s",
+            task.section,
+            "handoffs/s into S3 (moto on loopback), scrubbing off",
+            float(result["handoffs_per_s"]),
+            "handoffs/s",
+            baseline=result.get("upload_only_handoffs_per_s"),
+            baseline_name="putting the same objects alone",
+            note=f"bench/s3_ingest.py: {result.get('n')} handoffs, 10 KB in and out; {result.get('payload_mb_per_s')} MB/s; "
+            f"hot path {result.get('hot_path_us_per_handoff')} µs per handoff; {result.get('objects_written')} objects, "
+            f"{result.get('rows_visible')} rows visible; flushed {result.get('flushed')}; no separate target in the issue",
+        )
+    ]
 
 
 def _retention_figures(result: dict[str, Any], task: "Task") -> list[dict[str, Any]]:
@@ -145,28 +198,56 @@ def _retention_figures(result: dict[str, Any], task: "Task") -> list[dict[str, A
         return _generic_figures(result, task)
     small, large = result.get("small"), result.get("large")
     if isinstance(small, dict) and isinstance(large, dict) and "apply_s" in small and "apply_s" in large:
-        return [figure(
-            "retention.apply_365d_vs_36d", _RETENTION, f"`retention apply`, one expiring day, {large.get('days')}-day store",
-            float(large["apply_s"]), "s", baseline=float(small["apply_s"]), baseline_name=f"same on a {small.get('days')}-day store",
-            target=("ratio", "<=", 2.0),
-            note=f"bench/retention_cost.py: {result.get('runs_per_day')} runs/day; store {large.get('bytes', 0) / 1e6:.1f} MB "
-                 f"vs {small.get('bytes', 0) / 1e6:.1f} MB ({result.get('store_ratio')}x); first apply on each "
-                 f"{large.get('first_run_s')} s vs {small.get('first_run_s')} s; days listed {large.get('days_listed')} vs "
-                 f"{small.get('days_listed')}",
-        )]
+        return [
+            figure(
+                "retention.apply_365d_vs_36d",
+                _RETENTION,
+                f"`retention apply`, one expiring day, {large.get('days')}-day store",
+                float(large["apply_s"]),
+                "s",
+                baseline=float(small["apply_s"]),
+                baseline_name=f"same on a {small.get('days')}-day store",
+                target=("ratio", "<=", 2.0),
+                note=f"bench/retention_cost.py: {result.get('runs_per_day')} runs/day; store {large.get('bytes', 0) / 1e6:.1f} MB "
+                f"vs {small.get('bytes', 0) / 1e6:.1f} MB ({result.get('store_ratio')}x); first apply on each "
+                f"{large.get('first_run_s')} s vs {small.get('first_run_s')} s; days listed {large.get('days_listed')} vs "
+                f"{small.get('days_listed')}",
+            )
+        ]
     numbers = {k: v for k, v in result.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
     long = next((k for k in numbers if "365" in k), None)
     short = next((k for k in numbers if "36" in k and "365" not in k), None)
     if long is None or short is None:
         return _generic_figures(result, task)
-    return [figure("retention.apply_365d_vs_36d", _RETENTION, "`retention apply`, one expiring day, 365-day store",
-                   float(numbers[long]), _unit(long), baseline=float(numbers[short]), baseline_name="same on a 36-day store",
-                   target=("ratio", "<=", 2.0), note=f"bench/retention_cost.py: {json.dumps(result, default=str)[:400]}")]
+    return [
+        figure(
+            "retention.apply_365d_vs_36d",
+            _RETENTION,
+            "`retention apply`, one expiring day, 365-day store",
+            float(numbers[long]),
+            _unit(long),
+            baseline=float(numbers[short]),
+            baseline_name="same on a 36-day store",
+            target=("ratio", "<=", 2.0),
+            note=f"bench/retention_cost.py: {json.dumps(result, default=str)[:400]}",
+        )
+    ]
 
 
 def _blank(task: "Task") -> dict[str, Any]:
-    return {"id": task.key, "section": task.section, "name": task.key, "value": None, "unit": "", "baseline": None,
-            "baseline_name": None, "ratio": None, "target": None, "met": False, "note": ""}
+    return {
+        "id": task.key,
+        "section": task.section,
+        "name": task.key,
+        "value": None,
+        "unit": "",
+        "baseline": None,
+        "baseline_name": None,
+        "ratio": None,
+        "target": None,
+        "met": False,
+        "note": "",
+    }
 
 
 @dataclass
@@ -197,47 +278,193 @@ class Task:
 
 
 TASKS: list[Task] = [
-    Task("hot_path_1kb", _HOT, "hot_path", plan_key="hot_path", extra={"sizes_kb": [1], "store_down": False},
-         expects=[("hot_path.median_1kb", _HOT, "median per call, 1 KB input", "µs", None)]),
-    Task("hot_path_10kb", _HOT, "hot_path", plan_key="hot_path", extra={"sizes_kb": [10], "store_down": False},
-         expects=[("hot_path.median_10kb", _HOT, "median per call, 10 KB input", "µs", ("ratio", "<=", 1.3))]),
-    Task("hot_path_paused", _HOT, "hot_path", function="measure_paused", plan_key="hot_path",
-         expects=[("hot_path.median_10kb_writer_paused", _HOT, "median per call, 10 KB input, background writer paused", "µs", None)]),
-    Task("hot_path_340kb", _HOT, "hot_path", plan_key="hot_path", extra={"sizes_kb": [340], "store_down": False},
-         expects=[("hot_path.median_340kb", _HOT, "median per call, 340 KB input", "µs", None)]),
-    Task("hot_path_down", _HOT, "hot_path", plan_key="hot_path", extra={"sizes_kb": [], "store_down": True},
-         expects=[("hot_path.p99_10kb_store_down", _HOT, "p99 per call, 10 KB input, store down", "µs", ("ratio", "<=", 2.0))]),
+    Task(
+        "hot_path_1kb",
+        _HOT,
+        "hot_path",
+        plan_key="hot_path",
+        extra={"sizes_kb": [1], "store_down": False},
+        expects=[("hot_path.median_1kb", _HOT, "median per call, 1 KB input", "µs", None)],
+    ),
+    Task(
+        "hot_path_10kb",
+        _HOT,
+        "hot_path",
+        plan_key="hot_path",
+        extra={"sizes_kb": [10], "store_down": False},
+        expects=[("hot_path.median_10kb", _HOT, "median per call, 10 KB input", "µs", ("ratio", "<=", 1.3))],
+    ),
+    Task(
+        "hot_path_paused",
+        _HOT,
+        "hot_path",
+        function="measure_paused",
+        plan_key="hot_path",
+        expects=[
+            (
+                "hot_path.median_10kb_writer_paused",
+                _HOT,
+                "median per call, 10 KB input, background writer paused",
+                "µs",
+                None,
+            )
+        ],
+    ),
+    Task(
+        "hot_path_340kb",
+        _HOT,
+        "hot_path",
+        plan_key="hot_path",
+        extra={"sizes_kb": [340], "store_down": False},
+        expects=[("hot_path.median_340kb", _HOT, "median per call, 340 KB input", "µs", None)],
+    ),
+    Task(
+        "hot_path_down",
+        _HOT,
+        "hot_path",
+        plan_key="hot_path",
+        extra={"sizes_kb": [], "store_down": True},
+        expects=[
+            ("hot_path.p99_10kb_store_down", _HOT, "p99 per call, 10 KB input, store down", "µs", ("ratio", "<=", 2.0))
+        ],
+    ),
     Task("hot_path_profile", _HOT, "hot_path", function="profile", attach_to="hot_path.median_10kb"),
     Task("adapters_overhead", "1b. Adapter overhead", "adapters_overhead", adapt=_adapter_figures, external=True),
-    Task("ingest_off", _INGEST, "ingest", extra={"scrub": False},
-         expects=[("ingest.scrub_off_per_s", _INGEST, "handoffs/s into the local store, scrubbing off", "handoffs/s", ("value", ">=", 5000))]),
-    Task("ingest_on", _INGEST, "ingest", extra={"scrub": True},
-         expects=[("ingest.scrub_on_mb_s", _INGEST, "payload MB/s per writer core, scrubbing on", "MB/s", ("value", ">=", 4))]),
-    Task("scrub_throughput", _INGEST, "scrub_throughput", adapt=_scrub_figures, external=True,
-         expects=[("scrub.repeated_mb_s", _INGEST, "scrubber alone, MB/s on prompts with repeating templates", "MB/s", ("value", ">=", 4))]),
+    Task(
+        "ingest_off",
+        _INGEST,
+        "ingest",
+        extra={"scrub": False},
+        expects=[
+            (
+                "ingest.scrub_off_per_s",
+                _INGEST,
+                "handoffs/s into the local store, scrubbing off",
+                "handoffs/s",
+                ("value", ">=", 5000),
+            )
+        ],
+    ),
+    Task(
+        "ingest_on",
+        _INGEST,
+        "ingest",
+        extra={"scrub": True},
+        expects=[
+            ("ingest.scrub_on_mb_s", _INGEST, "payload MB/s per writer core, scrubbing on", "MB/s", ("value", ">=", 4))
+        ],
+    ),
+    Task(
+        "scrub_throughput",
+        _INGEST,
+        "scrub_throughput",
+        adapt=_scrub_figures,
+        external=True,
+        expects=[
+            (
+                "scrub.repeated_mb_s",
+                _INGEST,
+                "scrubber alone, MB/s on prompts with repeating templates",
+                "MB/s",
+                ("value", ">=", 4),
+            )
+        ],
+    ),
     Task("s3_ingest", "2b. S3 ingest", "s3_ingest", adapt=_s3_figures, external=True),
-    Task("queries", _QUERIES, "queries", expects=[
-        ("queries.runs_show_query_ms", _QUERIES, "`runs show` query time (library, open connection)", "ms", ("value", "<=", 30)),
-        ("queries.runs_show_cli_s", _QUERIES, "`handoff runs show` CLI wall time, cold process", "s", ("value", "<", 0.6)),
-        ("queries.blast_radius_query_s", _QUERIES, "blast radius query time over the whole window (library)", "s", ("value", "<", 1.0)),
-        ("queries.alerts_24h_query_s", _QUERIES, "alerts query time, last 24 h (library)", "s", None),
-        ("queries.alerts_24h_s", _QUERIES, "`handoff alerts --since 24h` CLI wall time", "s", None),
-        ("queries.blast_radius_s", _QUERIES, "`handoff blast-radius` over the whole window, CLI wall time", "s", ("value", "<", 1.0)),
-        ("queries.diff_runs_s", _QUERIES, "`handoff diff --runs` CLI wall time", "s", None),
-    ]),
-    Task("retention_cost", _RETENTION, "retention_cost", adapt=_retention_figures, external=True,
-         expects=[("retention.apply_365d_vs_36d", _RETENTION, "`retention apply`, one expiring day, 365-day store", "s", ("ratio", "<=", 2.0))]),
-    Task("storage", _STORAGE, "storage", plan_key="queries", expects=[
-        ("storage.digest_bytes_per_handoff", _STORAGE, "digest bytes per handoff", "B", ("value", "<=", 150)),
-        ("storage.digest_bytes_per_handoff_real_writer", _STORAGE, "digest bytes per handoff, real writer, realistic corpus", "B", ("value", "<=", 150)),
-        ("storage.content_fraction", _STORAGE, "stored content / raw bytes", "ratio", ("value", "<=", 0.3)),
-    ]),
-    Task("peer", _PEER, "peer", expects=[
-        ("peer.per_call_10kb", _PEER, "median per call vs the peer, 10 KB prompt", "µs", ("ratio", "<=", 1.0)),
-    ]),
-    Task("peer_throughput", _PEER, "peer", function="measure_throughput", expects=[
-        ("peer.throughput", _PEER, "sustained handoffs/s to local storage vs the peer", "handoffs/s", ("ratio", ">=", 1.0)),
-    ]),
+    Task(
+        "queries",
+        _QUERIES,
+        "queries",
+        expects=[
+            (
+                "queries.runs_show_query_ms",
+                _QUERIES,
+                "`runs show` query time (library, open connection)",
+                "ms",
+                ("value", "<=", 30),
+            ),
+            (
+                "queries.runs_show_cli_s",
+                _QUERIES,
+                "`handoff runs show` CLI wall time, cold process",
+                "s",
+                ("value", "<", 0.6),
+            ),
+            (
+                "queries.blast_radius_query_s",
+                _QUERIES,
+                "blast radius query time over the whole window (library)",
+                "s",
+                ("value", "<", 1.0),
+            ),
+            ("queries.alerts_24h_query_s", _QUERIES, "alerts query time, last 24 h (library)", "s", None),
+            ("queries.alerts_24h_s", _QUERIES, "`handoff alerts --since 24h` CLI wall time", "s", None),
+            (
+                "queries.blast_radius_s",
+                _QUERIES,
+                "`handoff blast-radius` over the whole window, CLI wall time",
+                "s",
+                ("value", "<", 1.0),
+            ),
+            ("queries.diff_runs_s", _QUERIES, "`handoff diff --runs` CLI wall time", "s", None),
+        ],
+    ),
+    Task(
+        "retention_cost",
+        _RETENTION,
+        "retention_cost",
+        adapt=_retention_figures,
+        external=True,
+        expects=[
+            (
+                "retention.apply_365d_vs_36d",
+                _RETENTION,
+                "`retention apply`, one expiring day, 365-day store",
+                "s",
+                ("ratio", "<=", 2.0),
+            )
+        ],
+    ),
+    Task(
+        "storage",
+        _STORAGE,
+        "storage",
+        plan_key="queries",
+        expects=[
+            ("storage.digest_bytes_per_handoff", _STORAGE, "digest bytes per handoff", "B", ("value", "<=", 150)),
+            (
+                "storage.digest_bytes_per_handoff_real_writer",
+                _STORAGE,
+                "digest bytes per handoff, real writer, realistic corpus",
+                "B",
+                ("value", "<=", 150),
+            ),
+            ("storage.content_fraction", _STORAGE, "stored content / raw bytes", "ratio", ("value", "<=", 0.3)),
+        ],
+    ),
+    Task(
+        "peer",
+        _PEER,
+        "peer",
+        expects=[
+            ("peer.per_call_10kb", _PEER, "median per call vs the peer, 10 KB prompt", "µs", ("ratio", "<=", 1.0)),
+        ],
+    ),
+    Task(
+        "peer_throughput",
+        _PEER,
+        "peer",
+        function="measure_throughput",
+        expects=[
+            (
+                "peer.throughput",
+                _PEER,
+                "sustained handoffs/s to local storage vs the peer",
+                "handoffs/s",
+                ("ratio", ">=", 1.0),
+            ),
+        ],
+    ),
 ]
 
 
@@ -251,7 +478,15 @@ def run_task(task: Task, mode: str, work: str) -> list[dict[str, Any]]:
         return task.failed(f"bench/{task.module}.py does not exist yet")
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:
         out = pathlib.Path(handle.name)
-    args = [sys.executable, "-m", "bench.task", task.module, task.function, json.dumps(task.kwargs(mode, work)), str(out)]
+    args = [
+        sys.executable,
+        "-m",
+        "bench.task",
+        task.module,
+        task.function,
+        json.dumps(task.kwargs(mode, work)),
+        str(out),
+    ]
     timeout = task.timeout_s[mode]
     try:
         subprocess.run(args, cwd=BENCH_DIR.parent, timeout=timeout, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -284,7 +519,9 @@ def _attach(figures: list[dict[str, Any]], task: Task, mode: str, work: str) -> 
         target["details"] = [f"profile {lines[0]['note'] if lines and isinstance(lines[0], dict) else 'failed'}"]
 
 
-def run_suite(mode: str, work: str, only: list[str] | None = None, log: Callable[[str], None] = print) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def run_suite(
+    mode: str, work: str, only: list[str] | None = None, log: Callable[[str], None] = print
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Run every task (or those in ``only``) at ``mode`` sizes; return the figures and the sizes used."""
     figures: list[dict[str, Any]] = []
     for task in TASKS:
@@ -300,7 +537,12 @@ def run_suite(mode: str, work: str, only: list[str] | None = None, log: Callable
         produced = run_task(task, mode, work)
         for entry in produced:
             entry.setdefault("details", [])  # figures from other modules may lack it
-        log(f"{task.key}: {len(produced)} figure(s) in {time.perf_counter() - start:.1f} s"
-            + "".join(f"\n  {f['name']}: {f['value']} {f['unit']}  {f['note'][:120] if f['value'] is None else ''}" for f in produced))
+        log(
+            f"{task.key}: {len(produced)} figure(s) in {time.perf_counter() - start:.1f} s"
+            + "".join(
+                f"\n  {f['name']}: {f['value']} {f['unit']}  {f['note'][:120] if f['value'] is None else ''}"
+                for f in produced
+            )
+        )
         figures += produced
     return figures, PLANS[mode]

@@ -44,20 +44,26 @@ def register_metrics(status: Callable[[], dict[str, Any]], meter_provider: Any =
     meter = (meter_provider or metrics.get_meter_provider()).get_meter("handoff")
     instruments = [
         meter.create_observable_counter(
-            f"handoff.writer.{name}", callbacks=[_counter_callback(status, name)], unit=unit,
+            f"handoff.writer.{name}",
+            callbacks=[_counter_callback(status, name)],
+            unit=unit,
             description=f"handoff writer: {name.replace('_', ' ')}",
         )
         for name, unit in COUNTERS.items()
     ]
     instruments.append(
         meter.create_observable_up_down_counter(
-            "handoff.writer.queued", callbacks=[_value_callback(status, "queued")], unit="{record}",
+            "handoff.writer.queued",
+            callbacks=[_value_callback(status, "queued")],
+            unit="{record}",
             description="handoff writer: records waiting in memory",
         )
     )
     instruments.append(
         meter.create_observable_up_down_counter(
-            "handoff.spool.bytes", callbacks=[_value_callback(status, "spool_bytes")], unit="By",
+            "handoff.spool.bytes",
+            callbacks=[_value_callback(status, "spool_bytes")],
+            unit="By",
             description="handoff writer: bytes waiting in the local spool",
         )
     )

@@ -183,7 +183,11 @@ class Spool:
     def pending(self) -> list[Path]:
         """Return spooled batch files, oldest first (temp files excluded)."""
         try:
-            names = sorted(entry.name for entry in os.scandir(self.batches) if entry.name.endswith(SUFFIX) and not entry.name.startswith("."))
+            names = sorted(
+                entry.name
+                for entry in os.scandir(self.batches)
+                if entry.name.endswith(SUFFIX) and not entry.name.startswith(".")
+            )
         except FileNotFoundError:
             return []
         return [self.batches / name for name in names]
@@ -191,7 +195,9 @@ class Spool:
     def has_pending(self) -> bool:
         """Tell cheaply whether anything is spooled."""
         try:
-            return any(entry.name.endswith(SUFFIX) and not entry.name.startswith(".") for entry in os.scandir(self.batches))
+            return any(
+                entry.name.endswith(SUFFIX) and not entry.name.startswith(".") for entry in os.scandir(self.batches)
+            )
         except FileNotFoundError:
             return False
 
@@ -325,7 +331,9 @@ class Backoff:
         return (time.monotonic() if now is None else now) >= self.next_attempt
 
 
-def deliver(spool: Spool, write: Callable[[Sequence[PendingObject]], None], on_batch: Callable[[int], None] | None = None) -> int:
+def deliver(
+    spool: Spool, write: Callable[[Sequence[PendingObject]], None], on_batch: Callable[[int], None] | None = None
+) -> int:
     """Send spooled batches oldest first through ``write`` and remove each once written; return records sent.
 
     Stops at the first batch that fails by letting ``write``'s error propagate (the rest stay

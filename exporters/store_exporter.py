@@ -143,7 +143,12 @@ class StoreExporter(StagedExporter):
         return self._extract(stored.decode("utf-8", errors="replace"))
 
     def _prepare_handoff(
-        self, record: Handoff, content_key: str, tables: dict[str, list[dict]], blobs: list[PendingObject], events: list[Event]
+        self,
+        record: Handoff,
+        content_key: str,
+        tables: dict[str, list[dict]],
+        blobs: list[PendingObject],
+        events: list[Event],
     ) -> None:
         day = day_of_ns(record.ts_ns)
         row = self._handoff_row(record)
@@ -198,7 +203,9 @@ class StoreExporter(StagedExporter):
             "input_content_type": record.input_content_type,
             "output_content_type": record.output_content_type,
             "input_tokens": record.input_tokens if record.input_tokens is not None else _estimate_tokens(record.input),
-            "output_tokens": record.output_tokens if record.output_tokens is not None else _estimate_tokens(record.output),
+            "output_tokens": record.output_tokens
+            if record.output_tokens is not None
+            else _estimate_tokens(record.output),
             "tokens_estimated": estimated,
             "model": record.model,
             "effort": record.effort,
@@ -268,7 +275,9 @@ class StoreExporter(StagedExporter):
 
             self._pool = ThreadPoolExecutor(max_workers=self.store.upload_threads, thread_name_prefix="handoff-upload")
         # Run each put in the worker's context, so instrumentation stays suppressed in the upload threads.
-        futures = [self._pool.submit(contextvars.copy_context().run, self.store.put, obj.key, obj.data) for obj in objects]
+        futures = [
+            self._pool.submit(contextvars.copy_context().run, self.store.put, obj.key, obj.data) for obj in objects
+        ]
         for future in futures:
             future.result()
 

@@ -1,13 +1,13 @@
 """Record every edge of multi-step LLM and agent pipelines.
 
-    import handoff
+import handoff
 
-    @handoff.step(to="price", kind="agent", model="gpt-x")
-    def price(brief: str) -> str: ...
+@handoff.step(to="price", kind="agent", model="gpt-x")
+def price(brief: str) -> str: ...
 
-    with handoff.run("invoice", invoice="INV-88214") as run:
-        price(compress(validate(extract(doc))))
-    print(run.run_id)
+with handoff.run("invoice", invoice="INV-88214") as run:
+    price(compress(validate(extract(doc))))
+print(run.run_id)
 """
 
 from __future__ import annotations

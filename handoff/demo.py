@@ -86,7 +86,16 @@ def _extract(prompt: str) -> str:
     subtotal = sum(Decimal(row.rsplit("|", 1)[1].strip()) for row in lines)
     header = next(row for row in prompt.splitlines() if " billed to " in row)
     number, customer = header.split(" billed to ")
-    return json.dumps({"invoice": number.strip(), "customer": customer.strip(), "lines": len(lines), "subtotal": f"{subtotal:.2f}", "currency": "USD"}, sort_keys=True)
+    return json.dumps(
+        {
+            "invoice": number.strip(),
+            "customer": customer.strip(),
+            "lines": len(lines),
+            "subtotal": f"{subtotal:.2f}",
+            "currency": "USD",
+        },
+        sort_keys=True,
+    )
 
 
 _METHOD = (
@@ -148,7 +157,9 @@ def _price(prompt: str) -> str:
     brief = prompt.split("BRIEF\n", 1)[1]
     value = lambda key: next(line.split(":", 1)[1].strip() for line in brief.splitlines() if line.startswith(key))  # noqa: E731
     subtotal = Decimal(value("subtotal").lstrip("$").replace(",", ""))
-    rebate_pct = Decimal(value("volume rebate").split(" at ")[1].rstrip("%")) if "volume rebate" in brief else Decimal("0")
+    rebate_pct = (
+        Decimal(value("volume rebate").split(" at ")[1].rstrip("%")) if "volume rebate" in brief else Decimal("0")
+    )
     rebate = (subtotal * rebate_pct / 100).quantize(Decimal("0.01"), ROUND_HALF_UP)
     rebated = subtotal - rebate
     surcharge_pct = Decimal(value("freight surcharge").split("%")[0]) if "freight surcharge" in brief else Decimal("0")
@@ -157,8 +168,14 @@ def _price(prompt: str) -> str:
     surcharge = (base * surcharge_pct / 100).quantize(Decimal("0.01"), ROUND_HALF_UP)
     total = rebated + surcharge
     return json.dumps(
-        {"subtotal": f"{subtotal:.2f}", "rebate": f"{rebate:.2f}", "rebated_subtotal": f"{rebated:.2f}",
-         "surcharge_base": f"{base:.2f}", "surcharge": f"{surcharge:.2f}", "total": f"{total:.2f}"},
+        {
+            "subtotal": f"{subtotal:.2f}",
+            "rebate": f"{rebate:.2f}",
+            "rebated_subtotal": f"{rebated:.2f}",
+            "surcharge_base": f"{base:.2f}",
+            "surcharge": f"{surcharge:.2f}",
+            "total": f"{total:.2f}",
+        },
         sort_keys=True,
     )
 
@@ -180,11 +197,19 @@ def build_pipeline(inv: Invoice):
     validator = StandInModel("validate-l", _validate_for(inv))
     pricer = StandInModel("price-l", _price)
 
-    @handoff.step(to="extract", from_="intake", model=extractor.name, prompt_pack="receivables@4", template="prompts/extract.j2@9f1c2ab")
+    @handoff.step(
+        to="extract",
+        from_="intake",
+        model=extractor.name,
+        prompt_pack="receivables@4",
+        template="prompts/extract.j2@9f1c2ab",
+    )
     def extract(prompt: str) -> str:
         return _call(extractor, prompt)
 
-    @handoff.step(to="validate", model=validator.name, prompt_pack="receivables@4", template="prompts/validate.j2@9f1c2ab")
+    @handoff.step(
+        to="validate", model=validator.name, prompt_pack="receivables@4", template="prompts/validate.j2@9f1c2ab"
+    )
     def validate(prompt: str) -> str:
         return _call(validator, prompt)
 
@@ -208,9 +233,13 @@ def run_invoice(inv: Invoice) -> str:
     extract, validate, compress, price, write = build_pipeline(inv)
     with handoff.run("invoice", invoice=inv.number, customer=inv.customer) as run:
         facts = extract("Extract the billable lines, subtotal and customer.\n\nINVOICE:\n" + invoice_document(inv))
-        report = validate("Validate this extraction against the contract.\n\nEXTRACTED:\n" + facts + "\n\nReport findings and notes.")
+        report = validate(
+            "Validate this extraction against the contract.\n\nEXTRACTED:\n" + facts + "\n\nReport findings and notes."
+        )
         brief = compress(report)
-        pricing = price("You are the pricing agent. Price the invoice from this brief.\n\n" + brief + "\n\nReturn JSON.")
+        pricing = price(
+            "You are the pricing agent. Price the invoice from this brief.\n\n" + brief + "\n\nReturn JSON."
+        )
         write(pricing)
     return run.run_id
 
@@ -226,7 +255,17 @@ def run_demo(store: str | None = None, *, extra_affected: int = 1) -> dict[str, 
         # real deployments set HANDOFF_SCRUB_KEY.
         handoff.configure(store=store, scrub_key=os.environ.get("HANDOFF_SCRUB_KEY") or "handoff-demo")
     runs = {}
-    affected = [Invoice(f"INV-8819{i}", 120 + 20 * i, Decimal("54000.00") + 1000 * i, Decimal("9.5"), Decimal("9.1"), "Northwind Freight") for i in range(extra_affected)]
+    affected = [
+        Invoice(
+            f"INV-8819{i}",
+            120 + 20 * i,
+            Decimal("54000.00") + 1000 * i,
+            Decimal("9.5"),
+            Decimal("9.1"),
+            "Northwind Freight",
+        )
+        for i in range(extra_affected)
+    ]
     for inv in (*CLEAN, *affected, REFERENCE):
         runs[inv.number] = run_invoice(inv)
     handoff.flush()

@@ -95,7 +95,12 @@ class Event:
 
     @classmethod
     def fallback(
-        cls, run_id: str, name: str, error: BaseException | None, attributes: dict[str, Any], handoff_id: str | None = None
+        cls,
+        run_id: str,
+        name: str,
+        error: BaseException | None,
+        attributes: dict[str, Any],
+        handoff_id: str | None = None,
     ) -> Event:
         """The event ``handoff.fallback(name, error=..., **attributes)`` records, now."""
         return cls(

@@ -64,7 +64,9 @@ def _validate(max_ratio: float, min_bytes: int, step_ratios: dict[str, float]) -
         raise ValueError(f"bad --min-bytes {min_bytes}: use 0 or more")
 
 
-def _transform_alerts(con, start: datetime, max_ratio: float, min_bytes: int, step_ratios: dict[str, float]) -> list[Alert]:
+def _transform_alerts(
+    con, start: datetime, max_ratio: float, min_bytes: int, step_ratios: dict[str, float]
+) -> list[Alert]:
     limit, limit_params = _limit_sql("to_step", max_ratio, step_ratios)
     sql = f"""
         SELECT run_id, handoff_id, ts, from_step, to_step, input_bytes, output_bytes,
@@ -96,9 +98,18 @@ def _edge_alerts(con, start: datetime, max_ratio: float, min_bytes: int, step_ra
 def _alert(row: dict[str, Any], check: str, parent: str | None, input_bytes: int, output_bytes: int) -> Alert:
     lost = tuple(row["lost"] or ())
     return Alert(
-        run_id=row["run_id"], handoff_id=row["handoff_id"], parent_handoff_id=parent, ts=row["ts"], check=check,
-        severity="HIGH" if lost else "MED", ratio=float(row["ratio"]), lost=lost, from_step=row["from_step"],
-        to_step=row["to_step"], input_bytes=int(input_bytes), output_bytes=int(output_bytes),
+        run_id=row["run_id"],
+        handoff_id=row["handoff_id"],
+        parent_handoff_id=parent,
+        ts=row["ts"],
+        check=check,
+        severity="HIGH" if lost else "MED",
+        ratio=float(row["ratio"]),
+        lost=lost,
+        from_step=row["from_step"],
+        to_step=row["to_step"],
+        input_bytes=int(input_bytes),
+        output_bytes=int(output_bytes),
     )
 
 

@@ -155,4 +155,3 @@ def blast_radius(
     """Derive the signature of ``run_id``/``handoff_id`` and find every run it reached (the seed included)."""
     signature = derive_signature(con, run_id, handoff_id, same=same, tokens=tokens, where=where)
     return signature, find_matches(con, signature, since=since, now=now)
-

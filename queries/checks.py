@@ -127,11 +127,17 @@ def _sources(run_id: str | None, since: timedelta | None, now: datetime | None) 
 
 
 def load_targets(
-    con: duckdb.DuckDBPyConnection, *, run_id: str | None = None, since: timedelta | None = None, now: datetime | None = None
+    con: duckdb.DuckDBPyConnection,
+    *,
+    run_id: str | None = None,
+    since: timedelta | None = None,
+    now: datetime | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Return ``(edges, handoffs)`` rows of one run, or of every run in the window; raise ``RunNotFound``."""
     handoffs_from, edges_from, where, params = _sources(run_id, since, now)
-    handoffs = query(con, f"SELECT * EXCLUDE (config, attributes) FROM {handoffs_from} WHERE {where} ORDER BY run_id, seq", params)
+    handoffs = query(
+        con, f"SELECT * EXCLUDE (config, attributes) FROM {handoffs_from} WHERE {where} ORDER BY run_id, seq", params
+    )
     if run_id is not None and not handoffs:
         raise RunNotFound(run_id)
     edges = query(con, f"SELECT * FROM {edges_from} WHERE {where} ORDER BY run_id, seq, parent_handoff_id", params)
@@ -199,9 +205,16 @@ def result_rows(results: Iterable[CheckResult], checked_ts: datetime) -> list[di
     """Rows of the ``checks`` table for ``results``."""
     return [
         {
-            "run_id": r.run_id, "handoff_id": r.handoff_id, "parent_handoff_id": r.parent_handoff_id, "ts": r.ts,
-            "check": r.check, "severity": r.severity, "status": r.status, "lost": list(r.lost),
-            "detail": r.detail, "checked_ts": checked_ts,
+            "run_id": r.run_id,
+            "handoff_id": r.handoff_id,
+            "parent_handoff_id": r.parent_handoff_id,
+            "ts": r.ts,
+            "check": r.check,
+            "severity": r.severity,
+            "status": r.status,
+            "lost": list(r.lost),
+            "detail": r.detail,
+            "checked_ts": checked_ts,
         }
         for r in results
     ]
@@ -217,7 +230,10 @@ def write_results(store: ObjectStore, results: list[CheckResult], *, checked_ts:
     for row in result_rows(results, checked_ts):
         by_day.setdefault(row["ts"].astimezone(timezone.utc).strftime("%Y-%m-%d"), []).append(row)
     writer = writer_name()
-    return [write_table(store, "checks", day, writer, n, to_table("checks", rows)) for n, (day, rows) in enumerate(sorted(by_day.items()))]
+    return [
+        write_table(store, "checks", day, writer, n, to_table("checks", rows))
+        for n, (day, rows) in enumerate(sorted(by_day.items()))
+    ]
 
 
 def lost_details(store: ObjectStore, con: duckdb.DuckDBPyConnection, result: Any) -> list[dict[str, str]]:
@@ -256,7 +272,11 @@ class UpstreamTexts:
         if not results:
             return {}
         run_ids = sorted({r.run_id for r in results})
-        rows = query(self.con, "SELECT run_id, handoff_id, input_ref, output_ref FROM handoffs WHERE list_contains(?, run_id)", [run_ids])
+        rows = query(
+            self.con,
+            "SELECT run_id, handoff_id, input_ref, output_ref FROM handoffs WHERE list_contains(?, run_id)",
+            [run_ids],
+        )
         refs = {}
         for row in rows:
             refs[(row["run_id"], row["handoff_id"], "in")] = row["input_ref"]
@@ -274,4 +294,7 @@ class UpstreamTexts:
         written: dict[str, str] = {}
         for constraint in find_constraints(data.decode("utf-8", errors="replace")) if data else ():
             written.setdefault(constraint.token, constraint.text)
-        return [{"class": token.split(":", 1)[0], "text": written.get(token, token.split(":", 1)[1])} for token in result.lost]
+        return [
+            {"class": token.split(":", 1)[0], "text": written.get(token, token.split(":", 1)[1])}
+            for token in result.lost
+        ]

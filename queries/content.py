@@ -72,6 +72,8 @@ def fetch_content(store: ObjectStore, con, run_id: str, handoff_id: str, side: s
         raise HandoffNotFound(run_id, handoff_id)
     ref = rows[0]["input_ref" if side == "in" else "output_ref"]
     if ref is None:
-        reason = "dropped by retention (digest tier)" if rows[0]["tier"] == "digest" else "nothing was recorded on that side"
+        reason = (
+            "dropped by retention (digest tier)" if rows[0]["tier"] == "digest" else "nothing was recorded on that side"
+        )
         raise ContentGone(run_id, handoff_id, reason)
     return fetch_ref(store, ref)

@@ -45,7 +45,12 @@ def _source_sql(con: duckdb.DuckDBPyConnection, store: ObjectStore, table: str) 
     try:
         dataset = ds.dataset(f"{root}/{table}", filesystem=filesystem, format="parquet", partitioning=partitioning)
     except (FileNotFoundError, pa.ArrowInvalid, OSError) as exc:
-        if "not exist" in str(exc) or isinstance(exc, FileNotFoundError) or "NoSuchKey" in str(exc) or "Path does not exist" in str(exc):
+        if (
+            "not exist" in str(exc)
+            or isinstance(exc, FileNotFoundError)
+            or "NoSuchKey" in str(exc)
+            or "Path does not exist" in str(exc)
+        ):
             dataset = None
         else:
             raise StoreError(f"cannot read {store.uri(table)}: {exc}", uri=store.uri(table)) from exc
@@ -112,7 +117,10 @@ _VANISHED_RETRIES = 3
 
 def _vanished(exc: Exception) -> bool:
     lowered = str(exc).lower()
-    return any(text in lowered for text in ("no such file", "no files found", "cannot open file", "could not open file", "path does not exist"))
+    return any(
+        text in lowered
+        for text in ("no such file", "no files found", "cannot open file", "could not open file", "path does not exist")
+    )
 
 
 _FILE_IN_MESSAGE = re.compile(r"""(?:file|File)\s+["']?([^"'\s]+\.parquet)""")
@@ -124,7 +132,9 @@ def translate(exc: Exception) -> Exception:
     lowered = message.lower()
     if _vanished(exc):
         return QueryError(f"a store file disappeared while it was read (compaction or retention running?): {message}")
-    if "parquet" in lowered and any(word in lowered for word in ("magic", "corrupt", "invalid", "too small", "footer", "no magic")):
+    if "parquet" in lowered and any(
+        word in lowered for word in ("magic", "corrupt", "invalid", "too small", "footer", "no magic")
+    ):
         match = _FILE_IN_MESSAGE.search(message)
         uri = match.group(1) if match else None
         return CorruptFile(f"corrupt Parquet file {uri or ''}: {message}".replace("  ", " "), uri=uri)

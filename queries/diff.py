@@ -122,7 +122,9 @@ def constraint_delta(a_text: str, b_text: str) -> tuple[list[dict[str, str]], li
     from handoff.analysis.constraints import lost_constraints
 
     as_dict = lambda c: {"class": c.cls, "token": c.token, "text": c.text}  # noqa: E731
-    return [as_dict(c) for c in lost_constraints(a_text, b_text)], [as_dict(c) for c in lost_constraints(b_text, a_text)]
+    return [as_dict(c) for c in lost_constraints(a_text, b_text)], [
+        as_dict(c) for c in lost_constraints(b_text, a_text)
+    ]
 
 
 def token_delta(a_tokens: list[str], b_tokens: list[str]) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
@@ -217,8 +219,13 @@ def diff_runs(con: duckdb.DuckDBPyConnection, run_a: str, run_b: str) -> list[Ed
         a, b = a_rows.get(key), b_rows.get(key)
         out.append(
             EdgeComparison(
-                key[0], key[1], key[2], a and a["handoff_id"], b and b["handoff_id"],
-                _same(a, b, "input_sha256"), _same(a, b, "output_sha256"),
+                key[0],
+                key[1],
+                key[2],
+                a and a["handoff_id"],
+                b and b["handoff_id"],
+                _same(a, b, "input_sha256"),
+                _same(a, b, "output_sha256"),
             )
         )
     return out

@@ -23,11 +23,32 @@ import duckdb
 
 #: The columns of the ``edges`` view, in order.
 EDGE_COLUMNS = (
-    "run_id", "parent_handoff_id", "handoff_id", "seq", "ts", "from_step", "to_step", "kind",
-    "parent_output_bytes", "child_input_bytes", "size_ratio", "parent_output_tokens",
-    "child_input_tokens", "token_ratio", "upstream", "downstream", "lost", "gained",
-    "digests_equal", "parent_output_sha256", "child_input_sha256", "model", "template",
-    "prompt_pack", "tier", "dt",
+    "run_id",
+    "parent_handoff_id",
+    "handoff_id",
+    "seq",
+    "ts",
+    "from_step",
+    "to_step",
+    "kind",
+    "parent_output_bytes",
+    "child_input_bytes",
+    "size_ratio",
+    "parent_output_tokens",
+    "child_input_tokens",
+    "token_ratio",
+    "upstream",
+    "downstream",
+    "lost",
+    "gained",
+    "digests_equal",
+    "parent_output_sha256",
+    "child_input_sha256",
+    "model",
+    "template",
+    "prompt_pack",
+    "tier",
+    "dt",
 )
 
 _EDGES_SELECT = """

@@ -29,7 +29,14 @@ from handoff.queries.edges import handoffs_since_sql, partition_floor
 logger = logging.getLogger("handoff.breaker")
 
 #: ``--by`` values -> handoffs column.
-GROUPS = {"to": "to_step", "from": "from_step", "model": "model", "template": "template", "prompt_pack": "prompt_pack", "kind": "kind"}
+GROUPS = {
+    "to": "to_step",
+    "from": "from_step",
+    "model": "model",
+    "template": "template",
+    "prompt_pack": "prompt_pack",
+    "kind": "kind",
+}
 
 
 @dataclass
@@ -117,7 +124,9 @@ def step_health(
     ]
 
 
-def failing_results(con: duckdb.DuckDBPyConnection, *, since: timedelta, now: datetime | None = None) -> list[dict[str, Any]]:
+def failing_results(
+    con: duckdb.DuckDBPyConnection, *, since: timedelta, now: datetime | None = None
+) -> list[dict[str, Any]]:
     """Stored failing check results in the window (latest verdict per check and handoff), oldest first."""
     start = (now or datetime.now(timezone.utc)) - since
     sql = """
@@ -149,9 +158,15 @@ class BreakerTrip:
     def as_dict(self) -> dict[str, Any]:
         """The webhook payload."""
         return {
-            "event": "handoff.circuit_breaker.open", "check": self.check, "severity": self.severity,
-            "runs": len(self.run_ids), "run_ids": list(self.run_ids), "first_ts": self.first_ts.isoformat(),
-            "last_ts": self.last_ts.isoformat(), "window_minutes": self.window_minutes, "message": self.message(),
+            "event": "handoff.circuit_breaker.open",
+            "check": self.check,
+            "severity": self.severity,
+            "runs": len(self.run_ids),
+            "run_ids": list(self.run_ids),
+            "first_ts": self.first_ts.isoformat(),
+            "last_ts": self.last_ts.isoformat(),
+            "window_minutes": self.window_minutes,
+            "message": self.message(),
         }
 
 
@@ -166,11 +181,21 @@ def record_trips(store: Any, trips: list[BreakerTrip]) -> list[str]:
 
     by_day: dict[str, list[dict[str, Any]]] = {}
     for trip in trips:
-        row = {"run_id": trip.run_ids[-1], "handoff_id": None, "ts": trip.last_ts, "kind": TRIP_EVENT, "name": trip.check,
-               "error_message": trip.message(), "attributes": {"run_ids": ",".join(trip.run_ids), "severity": trip.severity}}
+        row = {
+            "run_id": trip.run_ids[-1],
+            "handoff_id": None,
+            "ts": trip.last_ts,
+            "kind": TRIP_EVENT,
+            "name": trip.check,
+            "error_message": trip.message(),
+            "attributes": {"run_ids": ",".join(trip.run_ids), "severity": trip.severity},
+        }
         by_day.setdefault(trip.last_ts.astimezone(timezone.utc).strftime("%Y-%m-%d"), []).append(row)
     writer = writer_name()
-    return [write_table(store, "events", day, writer, n, to_table("events", rows)) for n, (day, rows) in enumerate(sorted(by_day.items()))]
+    return [
+        write_table(store, "events", day, writer, n, to_table("events", rows))
+        for n, (day, rows) in enumerate(sorted(by_day.items()))
+    ]
 
 
 def _field(result: Any, name: str) -> Any:
@@ -226,7 +251,7 @@ class CircuitBreaker:
                 continue  # already open: this failure belongs to the alert already sent
             while _field(rows[start], "ts") < ts - self.window:
                 start += 1
-            runs = tuple(dict.fromkeys(_field(r, "run_id") for r in rows[start:end + 1]))
+            runs = tuple(dict.fromkeys(_field(r, "run_id") for r in rows[start : end + 1]))
             if len(runs) >= self.threshold_runs:
                 first = _field(rows[start], "ts")
                 trips.append(BreakerTrip(check, "HIGH", runs, first, ts, self.window.total_seconds() / 60))
@@ -256,14 +281,21 @@ class CircuitBreaker:
 
         provider = self._tracer_provider or trace.get_tracer_provider()
         tracer = provider.get_tracer("handoff.breaker")
-        attributes = {"handoff.check": trip.check, "handoff.severity": trip.severity, "handoff.runs": len(trip.run_ids),
-                      "handoff.run_ids": list(trip.run_ids), "handoff.window_minutes": trip.window_minutes}
+        attributes = {
+            "handoff.check": trip.check,
+            "handoff.severity": trip.severity,
+            "handoff.runs": len(trip.run_ids),
+            "handoff.run_ids": list(trip.run_ids),
+            "handoff.window_minutes": trip.window_minutes,
+        }
         with tracer.start_as_current_span("handoff.circuit_breaker") as span:
             span.add_event("handoff.circuit_breaker.open", attributes)
 
     def _post(self, trip: BreakerTrip) -> None:
         body = json.dumps(trip.as_dict()).encode()
-        request = urllib.request.Request(self.webhook_url, data=body, headers={"Content-Type": "application/json"}, method="POST")
+        request = urllib.request.Request(
+            self.webhook_url, data=body, headers={"Content-Type": "application/json"}, method="POST"
+        )
         try:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
                 response.read()

@@ -106,8 +106,14 @@ def get_run(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
     statistics of files sorted by run id, so reading one run does not scan the store.
     """
     day = minted_day(run_id)
-    run_where, run_params = ("run_id = ? AND dt BETWEEN ? AND ?", [run_id, day - timedelta(days=1), day + timedelta(days=1)]) if day else ("run_id = ?", [run_id])
-    headers = query(con, f"SELECT name, start_ts, end_ts, status, attributes FROM ({deduped_sql('runs', run_where)})", run_params)
+    run_where, run_params = (
+        ("run_id = ? AND dt BETWEEN ? AND ?", [run_id, day - timedelta(days=1), day + timedelta(days=1)])
+        if day
+        else ("run_id = ?", [run_id])
+    )
+    headers = query(
+        con, f"SELECT name, start_ts, end_ts, status, attributes FROM ({deduped_sql('runs', run_where)})", run_params
+    )
     window, window_params = run_window(run_id, headers[0] if headers else None)
     handoffs = query(
         con,
@@ -116,13 +122,21 @@ def get_run(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
     )
     if not handoffs and not headers:
         raise RunNotFound(run_id)
-    header = headers[0] if headers else {"name": "", "start_ts": handoffs[0]["ts"], "end_ts": None, "status": "running", "attributes": {}}
+    header = (
+        headers[0]
+        if headers
+        else {"name": "", "start_ts": handoffs[0]["ts"], "end_ts": None, "status": "running", "attributes": {}}
+    )
     header["attributes"] = dict(header.get("attributes") or {})
     end = header.get("end_ts")
     header["duration_ms"] = (end - header["start_ts"]).total_seconds() * 1000 if end else None
     for row in handoffs:
         row["attributes"] = dict(row.get("attributes") or {})
-        row["ratio"] = (row["output_bytes"] / row["input_bytes"]) if row.get("input_bytes") and row.get("output_bytes") is not None else None
+        row["ratio"] = (
+            (row["output_bytes"] / row["input_bytes"])
+            if row.get("input_bytes") and row.get("output_bytes") is not None
+            else None
+        )
     return {"run_id": run_id, **header, "handoffs": handoffs}
 
 

@@ -1,7 +1,7 @@
 """Tiered retention: the policy (:mod:`.policy`), pins (:mod:`.pins`), and the job that applies them (:mod:`.job`).
 
-    from handoff.retention import apply, load_policy
-    report = apply(open_store("s3://bucket/traces"), load_policy("retention.toml"))
+from handoff.retention import apply, load_policy
+report = apply(open_store("s3://bucket/traces"), load_policy("retention.toml"))
 """
 
 from handoff.retention.job import Plan, Report, apply, plan

@@ -113,7 +113,9 @@ class Report(Plan):
 # -- public entry points -----------------------------------------------------------------
 
 
-def plan(store: ObjectStore, policy: Policy | None = None, *, now: datetime | None = None, full_scan: bool = False) -> Plan:
+def plan(
+    store: ObjectStore, policy: Policy | None = None, *, now: datetime | None = None, full_scan: bool = False
+) -> Plan:
     """Return what :func:`apply` would change at ``now``, without changing anything."""
     policy, now = policy or default_policy(), _utc(now)
     pinned = pinned_runs(store, pin_history(store))
@@ -153,7 +155,9 @@ def apply(
     return report
 
 
-def _run(store: ObjectStore, policy: Policy, now: datetime, full_scan: bool, lock: RetentionLock, hook: PhaseHook) -> Report:
+def _run(
+    store: ObjectStore, policy: Policy, now: datetime, full_scan: bool, lock: RetentionLock, hook: PhaseHook
+) -> Report:
     state = read_state(store)
     pinned = pinned_runs(store, pin_history(store))
     report = Report(now, policy, "", 0, sorted(pinned), started=datetime.now(timezone.utc).isoformat())
@@ -227,7 +231,11 @@ def _journal_key(day: date) -> str:
 
 def _execute(store: ObjectStore, work: DayWork, hook: PhaseHook) -> None:
     """Write every new object, then delete the old ones, with a journal around both phases."""
-    journal = {"day": work.day.isoformat(), "writes": [o.key for o in work.writes], "deletes": [i.key for i in work.deletes]}
+    journal = {
+        "day": work.day.isoformat(),
+        "writes": [o.key for o in work.writes],
+        "deletes": [i.key for i in work.deletes],
+    }
     store.put(_journal_key(work.day), json.dumps(journal, indent=1).encode())
     hook("journaled", work.day)
     for obj in work.writes:

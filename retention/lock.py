@@ -42,7 +42,13 @@ class RetentionLock:
         self.took_over: dict | None = None
 
     def _body(self, acquired: float) -> bytes:
-        body = {"owner": self.owner, "pid": os.getpid(), "host": socket.gethostname(), "acquired": acquired, "heartbeat": self.clock()}
+        body = {
+            "owner": self.owner,
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "acquired": acquired,
+            "heartbeat": self.clock(),
+        }
         return json.dumps(body, sort_keys=True).encode()
 
     def acquire(self) -> None:

@@ -36,28 +36,62 @@ class Pin:
 
     def to_dict(self) -> dict[str, str]:
         """Return the annotation as JSON-ready data."""
-        return {"run_id": self.run_id, "ts": self.ts.isoformat(), "kind": self.kind, "reason": self.reason, "by": self.by}
+        return {
+            "run_id": self.run_id,
+            "ts": self.ts.isoformat(),
+            "kind": self.kind,
+            "reason": self.reason,
+            "by": self.by,
+        }
 
 
-def pin(store: ObjectStore, run_id: str, *, reason: str, by: str | None = None, now: datetime | None = None, check: bool = True) -> Pin:
+def pin(
+    store: ObjectStore,
+    run_id: str,
+    *,
+    reason: str,
+    by: str | None = None,
+    now: datetime | None = None,
+    check: bool = True,
+) -> Pin:
     """Pin ``run_id`` so retention keeps its content; raise ``RunNotFound`` for an unknown run when ``check``."""
     return _annotate(store, run_id, PIN, reason, by, now, check)
 
 
-def unpin(store: ObjectStore, run_id: str, *, reason: str, by: str | None = None, now: datetime | None = None, check: bool = True) -> Pin:
+def unpin(
+    store: ObjectStore,
+    run_id: str,
+    *,
+    reason: str,
+    by: str | None = None,
+    now: datetime | None = None,
+    check: bool = True,
+) -> Pin:
     """Release a pin: the next retention run moves the run to the tier its age calls for."""
     return _annotate(store, run_id, UNPIN, reason, by, now, check)
 
 
-def _annotate(store: ObjectStore, run_id: str, kind: str, reason: str, by: str | None, now: datetime | None, check: bool) -> Pin:
+def _annotate(
+    store: ObjectStore, run_id: str, kind: str, reason: str, by: str | None, now: datetime | None, check: bool
+) -> Pin:
     if not reason or not reason.strip():
         raise ValueError(f"a {kind} needs a reason (--reason)")
     if check:
         _check_run(store, run_id)
     now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
     entry = Pin(run_id, now, kind, reason.strip(), by or getpass.getuser())
-    row = {"run_id": run_id, "handoff_id": None, "ts": now, "kind": kind, "text": entry.reason, "author": entry.by, "attributes": {}}
-    write_table(store, "annotations", now.strftime("%Y-%m-%d"), f"pin-{secrets.token_hex(6)}", 1, to_table("annotations", [row]))
+    row = {
+        "run_id": run_id,
+        "handoff_id": None,
+        "ts": now,
+        "kind": kind,
+        "text": entry.reason,
+        "author": entry.by,
+        "attributes": {},
+    }
+    write_table(
+        store, "annotations", now.strftime("%Y-%m-%d"), f"pin-{secrets.token_hex(6)}", 1, to_table("annotations", [row])
+    )
     return entry
 
 
@@ -73,7 +107,12 @@ def _recorded(store: ObjectStore, run_id: str) -> bool:
     ``run_id`` column of each file, stopping at the first file that has the run.
     """
     likely = set(run_days(run_id))
-    keys = [info.key for table in ("handoffs", "runs") for info in store.list(f"{table}/dt=") if info.key.endswith(".parquet")]
+    keys = [
+        info.key
+        for table in ("handoffs", "runs")
+        for info in store.list(f"{table}/dt=")
+        if info.key.endswith(".parquet")
+    ]
     for key in sorted(keys, key=lambda key: day_of_key(key) not in likely):
         column = read_file(store, key, columns=["run_id"])["run_id"]
         if pc.any(pc.equal(column, run_id)).as_py():

@@ -128,7 +128,9 @@ class Policy:
 
     def digest(self) -> str:
         """Return a short hash of the rules (not the source): a changed policy makes the job rescan."""
-        return hashlib.sha256(json.dumps(self.to_dict()["tiers"] + self.to_dict()["overrides"], sort_keys=True).encode()).hexdigest()[:16]
+        return hashlib.sha256(
+            json.dumps(self.to_dict()["tiers"] + self.to_dict()["overrides"], sort_keys=True).encode()
+        ).hexdigest()[:16]
 
     def to_dict(self) -> dict[str, Any]:
         """Return the effective policy as plain data (for ``retention show --json`` and reports)."""
@@ -200,7 +202,9 @@ def _parse_tier(item: Mapping[str, Any], source: str) -> Tier:
     keeps = frozenset(item.get("keeps", GROUPS))
     bad = keeps - set(GROUPS)
     if bad:
-        raise ValueError(f"bad retention policy {source}: tier {item['name']!r} keeps unknown {sorted(bad)[0]!r} (one of {', '.join(GROUPS)})")
+        raise ValueError(
+            f"bad retention policy {source}: tier {item['name']!r} keeps unknown {sorted(bad)[0]!r} (one of {', '.join(GROUPS)})"
+        )
     return Tier(str(item["name"]), _days(item["max_age"], source), keeps)
 
 
@@ -214,11 +218,15 @@ def _check_order(tiers: tuple[Tier, ...], source: str) -> None:
 
 def _parse_override(item: Mapping[str, Any], tier_names: set[str], source: str) -> Override:
     if item.get("tier") not in tier_names or "max_age" not in item:
-        raise ValueError(f"bad retention policy {source}: every [[override]] needs max_age and tier (one of {', '.join(sorted(tier_names))})")
+        raise ValueError(
+            f"bad retention policy {source}: every [[override]] needs max_age and tier (one of {', '.join(sorted(tier_names))})"
+        )
     match = {key: value for key, value in item.items() if key not in ("tier", "max_age")}
     bad = set(match) - set(MATCH_FIELDS)
     if bad or not match:
-        raise ValueError(f"bad retention policy {source}: override matches on {', '.join(MATCH_FIELDS)}; got {sorted(bad) or 'nothing'}")
+        raise ValueError(
+            f"bad retention policy {source}: override matches on {', '.join(MATCH_FIELDS)}; got {sorted(bad) or 'nothing'}"
+        )
     return Override(str(item["tier"]), _days(item["max_age"], source), match)
 
 

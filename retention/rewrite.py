@@ -237,7 +237,9 @@ def _run_fields(store: ObjectStore, day: date) -> dict[str, dict[str, Any]]:
     latest: dict[str, dict[str, Any]] = {}
     for start_day in (day - timedelta(days=1), day):
         for info in list_day(store, "runs", start_day):
-            for row in read_file(store, info.key, columns=["run_id", "status", "attributes", "recorded_ts"]).to_pylist():
+            for row in read_file(
+                store, info.key, columns=["run_id", "status", "attributes", "recorded_ts"]
+            ).to_pylist():
                 seen = latest.get(row["run_id"])
                 if seen is None or _later(row["recorded_ts"], seen["recorded_ts"]):
                     latest[row["run_id"]] = row

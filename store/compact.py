@@ -39,6 +39,7 @@ from handoff.store.tables import PRIMARY_KEYS, SCHEMAS, dedup_order, encode_parq
 #: Tables compaction merges (see the module docstring for why ``content`` is not one).
 COMPACTABLE = tuple(table for table in TABLES if table != "content")
 
+
 @dataclass(frozen=True)
 class CompactResult:
     """One merged partition: how many files and rows went in, how many rows came out, and where."""

@@ -118,7 +118,9 @@ class _Check:
             selector = f"{row['run_id']}/{row['handoff_id']}/{row['side']}"
             rows[selector] = True
             if row["stored_sha256"] and hashlib.sha256(row["content"] or b"").hexdigest() != row["stored_sha256"]:
-                self.problem("digest-mismatch", f"{self.store.uri(key)}#{selector}", "stored bytes do not match stored_sha256")
+                self.problem(
+                    "digest-mismatch", f"{self.store.uri(key)}#{selector}", "stored bytes do not match stored_sha256"
+                )
 
     def check_handoffs(self, key: str) -> None:
         table = self.read(key, ["run_id", "handoff_id", "attempt", "input_ref", "output_ref"])
@@ -156,7 +158,9 @@ class _Check:
     def check_duplicates(self) -> None:
         for ident, count in sorted(self.handoff_keys.items()):
             if count > 1:
-                self.problem("duplicate", "/".join(map(str, ident)), f"stored {count} times (day {self.handoff_days[ident]})")
+                self.problem(
+                    "duplicate", "/".join(map(str, ident)), f"stored {count} times (day {self.handoff_days[ident]})"
+                )
 
     def check_temps(self) -> None:
         now = time.time()
@@ -198,12 +202,21 @@ def _repair(check: _Check) -> None:
         check.report.repaired.append(f"removed {check.store.uri(key)}")
     days = sorted({p.detail.rsplit("day ", 1)[-1].rstrip(")") for p in check.report.problems if p.kind == "duplicate"})
     for day in days:
-        for result in compact(check.store, day=date.fromisoformat(day), tables=("handoffs",), min_files=1, grace_s=check.grace_s):
-            check.report.repaired.append(f"compacted {result.table}/dt={result.day}: {result.rows_in} rows -> {result.rows_out}")
+        for result in compact(
+            check.store, day=date.fromisoformat(day), tables=("handoffs",), min_files=1, grace_s=check.grace_s
+        ):
+            check.report.repaired.append(
+                f"compacted {result.table}/dt={result.day}: {result.rows_in} rows -> {result.rows_out}"
+            )
 
 
 def fsck(
-    store: ObjectStore, *, since: timedelta | None = None, repair: bool = False, temp_min_age_s: float = 60.0, grace_s: float = 30.0
+    store: ObjectStore,
+    *,
+    since: timedelta | None = None,
+    repair: bool = False,
+    temp_min_age_s: float = 60.0,
+    grace_s: float = 30.0,
 ) -> FsckReport:
     """Check ``store`` (partitions newer than ``since``, or all); with ``repair``, fix and check again.
 

@@ -37,9 +37,22 @@ SSE_MODES = ("AES256", "aws:kms")
 #: Error codes that mean "the service is there but will not serve us now or with these credentials".
 _UNREACHABLE_CODES = frozenset(
     {
-        "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken", "InvalidToken",
-        "RequestTimeout", "RequestTimeTooSkewed", "SlowDown", "Throttling", "ThrottlingException",
-        "ServiceUnavailable", "InternalError", "503", "500", "502", "504",
+        "AccessDenied",
+        "InvalidAccessKeyId",
+        "SignatureDoesNotMatch",
+        "ExpiredToken",
+        "InvalidToken",
+        "RequestTimeout",
+        "RequestTimeTooSkewed",
+        "SlowDown",
+        "Throttling",
+        "ThrottlingException",
+        "ServiceUnavailable",
+        "InternalError",
+        "503",
+        "500",
+        "502",
+        "504",
     }
 )
 _MISSING_CODES = frozenset({"NoSuchKey", "404", "NotFound", "NoSuchBucket"})
@@ -254,7 +267,10 @@ class S3ObjectStore(ObjectStore):
                     Bucket=self.bucket, Delete={"Objects": [{"Key": self._key(k)} for k in chunk], "Quiet": True}
                 )
             for error in response.get("Errors", []):
-                raise StoreError(f"cannot delete {self.uri(self._relative(error['Key']))}: {error.get('Code')}", uri=self.uri(self._relative(error["Key"])))
+                raise StoreError(
+                    f"cannot delete {self.uri(self._relative(error['Key']))}: {error.get('Code')}",
+                    uri=self.uri(self._relative(error["Key"])),
+                )
 
     # -- reads ---------------------------------------------------------------------------
 

@@ -21,7 +21,10 @@ import struct
 import threading
 from urllib.parse import urlsplit
 
-_ERRORS = {500: ("InternalError", "We encountered an internal error."), 503: ("SlowDown", "Please reduce your request rate.")}
+_ERRORS = {
+    500: ("InternalError", "We encountered an internal error."),
+    503: ("SlowDown", "Please reduce your request rate."),
+}
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -67,8 +70,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.connection.close()
 
     def _forward(self, body: bytes) -> None:
-        upstream = http.client.HTTPConnection(self.server.proxy.upstream_host, self.server.proxy.upstream_port, timeout=60)
-        headers = {name: value for name, value in self.headers.items() if name.lower() not in ("connection", "proxy-connection")}
+        upstream = http.client.HTTPConnection(
+            self.server.proxy.upstream_host, self.server.proxy.upstream_port, timeout=60
+        )
+        headers = {
+            name: value
+            for name, value in self.headers.items()
+            if name.lower() not in ("connection", "proxy-connection")
+        }
         upstream.request(self.command, self.path, body=body or None, headers=headers)
         response = upstream.getresponse()
         payload = response.read()

@@ -125,7 +125,12 @@ def _namespace_tree(root: Path) -> Path:
 def test_import_linter_contracts_are_kept(tmp_path):
     """lint-imports keeps every contract in pyproject.toml: the layers, capture's forbidden imports, independence."""
     tree = _namespace_tree(tmp_path)
-    command = [str(Path(sys.executable).with_name("lint-imports")), "--config", str(REPO / "pyproject.toml"), "--no-cache"]
+    command = [
+        str(Path(sys.executable).with_name("lint-imports")),
+        "--config",
+        str(REPO / "pyproject.toml"),
+        "--no-cache",
+    ]
     env = {**os.environ, "PYTHONPATH": str(tree)}
     result = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr

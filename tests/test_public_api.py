@@ -14,7 +14,10 @@ def test_all_is_sorted_and_complete():
     public = {
         name
         for name, value in vars(handoff).items()
-        if not name.startswith("_") and not isinstance(value, types.ModuleType) and name != "annotations" and name != "Any"
+        if not name.startswith("_")
+        and not isinstance(value, types.ModuleType)
+        and name != "annotations"
+        and name != "Any"
     }
     assert handoff.__all__ == sorted(handoff.__all__)
     assert public | {"__version__"} == set(handoff.__all__)

@@ -28,7 +28,7 @@ from handoff.analysis.constraints.vocabulary import NEGATION_WORDS, QUALIFIERS
 #   from a letter, across spaces and openers, into a letter.
 # Whole blocks between cuts at blank lines (a system prompt, a tool schema) are remembered too,
 # once all of their pieces were known: a repeated block then costs one look-up.
-_OPENER_CLASS = "(\\[{\"“‘*_/>—–-"
+_OPENER_CLASS = '(\\[{"“‘*_/>—–-'
 _ATOM_STOP = r"(?=\s*(?:[^\w\s%,&–+*-]|\Z))"
 NEWLINE_CUT = re.compile(
     r"\n(?:(?<=[\]};:!?]\n)"  # no atom, object or trigger goes on after one of these
@@ -95,7 +95,9 @@ class PieceCache:
             scanned = _scan_pieces(missing, self._find)
             hits += scanned.values()
             self._remember(scanned)
-        return tuple(set(itertools.chain(direct, itertools.chain.from_iterable(filter(None, hits))))), not (missing or direct)
+        return tuple(set(itertools.chain(direct, itertools.chain.from_iterable(filter(None, hits))))), not (
+            missing or direct
+        )
 
     def _remember(self, extracted: dict[str, tuple[str, ...]]) -> None:
         with self._lock:
@@ -126,7 +128,7 @@ def _blocks(text: str) -> list[tuple[int, int, str]]:
             lo = at
         at = text.find("\n\n", at + 1)
     bounds.append((lo, len(text)))
-    return [(lo, hi, text[lo:hi + 1] if lo else _FIRST + text[:hi + 1]) for lo, hi in bounds]
+    return [(lo, hi, text[lo : hi + 1] if lo else _FIRST + text[: hi + 1]) for lo, hi in bounds]
 
 
 def _piece_keys(text: str, lo: int = 0, hi: int | None = None) -> list[str]:
@@ -145,7 +147,7 @@ def _piece_keys(text: str, lo: int = 0, hi: int | None = None) -> list[str]:
     keys: list[str] = []
     start = lo
     for cut in cuts:
-        line = text[start:cut + 1]  # with the line break before and after, where there are ones
+        line = text[start : cut + 1]  # with the line break before and after, where there are ones
         if "|" not in line:
             if len(line) > (start > 0) + (cut < len(text)):  # some text between the separators
                 keys.append(line if start else _FIRST + line)
@@ -168,8 +170,11 @@ def _split_money_cells(keys: list[str]) -> tuple[list[str], list[str]]:
         return keys, []
     # One match per candidate, each ending at its NUL: a money cell, or anything else.
     cells = _MONEY_CELLS.findall("\x00".join(candidates) + "\x00")
-    tokens = [f"money:USD{whole.replace(',', '')}.{cents:0<2}"
-              for cell, word, whole, cents in cells if cell and word not in _TRIGGER_HEADS]
+    tokens = [
+        f"money:USD{whole.replace(',', '')}.{cents:0<2}"
+        for cell, word, whole, cents in cells
+        if cell and word not in _TRIGGER_HEADS
+    ]
     if not tokens:
         return keys, []
     read = {key for key, (cell, word, _whole, _cents) in zip(candidates, cells) if cell and word not in _TRIGGER_HEADS}
@@ -182,7 +187,8 @@ def _split_money_cells(keys: list[str]) -> tuple[list[str], list[str]]:
 # grouping, two decimals; leading zeros are left to the scan); a trigger word before it
 # (``| per $5 |``) makes a phrase, so such cells are left to the scan too.
 _MONEY_CELLS = re.compile(
-    r"([|\n][ \t]*(?:([a-z]+)[ \t]+)?\$([1-9]\d{0,2}(?:,\d{3})*|0)(?:\.(\d{1,2}))?[ \t]*[|\n]?\x00)|[^\x00]*\x00")
+    r"([|\n][ \t]*(?:([a-z]+)[ \t]+)?\$([1-9]\d{0,2}(?:,\d{3})*|0)(?:\.(\d{1,2}))?[ \t]*[|\n]?\x00)|[^\x00]*\x00"
+)
 _TRIGGER_HEADS = frozenset(phrase.split()[0] for phrase in (*QUALIFIERS, *NEGATION_WORDS))
 
 

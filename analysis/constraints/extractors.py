@@ -58,7 +58,7 @@ def _multiplier(m: re.Match[str]) -> int:
 
 
 def _money_symbol(m: re.Match[str], text: str) -> list[Found]:
-    start = m.start() - 2 if text[max(m.start() - 2, 0):m.start()] == "US" else m.start()
+    start = m.start() - 2 if text[max(m.start() - 2, 0) : m.start()] == "US" else m.start()
     value = _money_value(m["num"], CURRENCY_SYMBOLS[m["sym"]], _multiplier(m))
     return [make_found("money", value, start, m.end())] if value else []
 
@@ -189,14 +189,14 @@ def _quantity(m: re.Match[str], text: str) -> list[Found]:
     if m["unit"]:
         return _unit(m, text)
     start, end = m.start(), m.end()
-    if text[end:end + 1].isalnum() or text[end:end + 1] == "_" or _is_list_marker(text, start, end):
+    if text[end : end + 1].isalnum() or text[end : end + 1] == "_" or _is_list_marker(text, start, end):
         return []
     return [make_found("number", norm_number(m["num"]), start, end)]
 
 
 def _is_list_marker(text: str, start: int, end: int) -> bool:
     """``1.`` or ``2)`` opening a line is list numbering, not a constraint."""
-    if text[end:end + 2] not in (". ", ") ", ".\n", ")\n"):
+    if text[end : end + 2] not in (". ", ") ", ".\n", ")\n"):
         return False
     line_start = text.rfind("\n", max(0, start - 16), start) + 1
     return (line_start > 0 or start <= 16) and not text[line_start:start].strip(" \t#*-")
@@ -220,48 +220,76 @@ _CLAUSE_WORDS = Gate(("article", "art.", "schedule", "annex", "appendi", "exhibi
 _CLAUSE_KEYWORD = re.compile(
     r"(?P<kw>[§¶][§¶]?|[CcSsPpAaEe](?<![\w][CcSsPpAaEe])(?i:lauses?|ections?|ecs?\.|aragraphs?|aras?\.?"
     r"|rticles?|rts?\.|chedules?|nnex(?:es)?|ppendix|ppendices|xhibits?)(?![A-Za-z]))"
-    rf"\s*(?P<ref>{CLAUSE_REF})")
+    rf"\s*(?P<ref>{CLAUSE_REF})"
+)
 # A number, then what it counts: a percent sign or word, or a unit (maybe after one adjective).
 _QUANTITY = re.compile(
     rf"(?P<num>{NUM})(?:\s?(?P<pct>%|(?i:percent|per\s?cent|pct)\b)"
     rf"|(?:[\s-](?!(?:{'|'.join(sorted(STOP_WORDS | FILLER_WORDS | ARTICLES))})\b)[a-z]+[\s-]|[\s-]?)"
-    rf"(?P<unit>{UNIT_ALT})(?![\w]))?")
+    rf"(?P<unit>{UNIT_ALT})(?![\w]))?"
+)
 _DATE_NAMED_TAIL = r"(?:,?\s+(?P<y>\d{4})(?!\d))?"
 
 # In priority order: a span taken by an earlier extractor is not matched again by a later one.
 EXTRACTORS: tuple[tuple[re.Pattern[str], _Builder, Gate | None], ...] = (
     # The scrubber's keyed pseudonyms, ``<EMAIL_ADDRESS:3f2a1c>``: the same value everywhere.
     (re.compile(r"<[A-Z][A-Z_]*:[0-9a-f]{6}>"), _id_plain, _WHOLE_TEXT),
-    (re.compile(
-        r"[0-9a-fA-F](?<![\w-][0-9a-fA-F])(?:[0-9a-fA-F]{7}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
-        r"-[0-9a-fA-F]{12}|[0-9a-fA-F]{6,})(?![\w-])"), _id_hex, _DIGITS),
-    (re.compile(r"[A-Z](?<![\w-][A-Z])(?=[A-Za-z0-9-]*\d)[A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-])"),
-     _id_plain, _DIGITS),
+    (
+        re.compile(
+            r"[0-9a-fA-F](?<![\w-][0-9a-fA-F])(?:[0-9a-fA-F]{7}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
+            r"-[0-9a-fA-F]{12}|[0-9a-fA-F]{6,})(?![\w-])"
+        ),
+        _id_hex,
+        _DIGITS,
+    ),
+    (re.compile(r"[A-Z](?<![\w-][A-Z])(?=[A-Za-z0-9-]*\d)[A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-])"), _id_plain, _DIGITS),
     # us-east-1, gpt-4o: found from their hyphens, rarer than the letters they start with.
     (re.compile(r"-(?<=[a-z0-9]-)[a-z0-9]"), _id_hyphenated, _DIGITS),
-    (re.compile(r"[A-Za-z](?<![\w.][A-Za-z])(?:[A-Za-z0-9]*\.[A-Za-z])*[A-Za-z0-9]*_\w*(?:\.[A-Za-z_]\w*)*"),
-     _id_plain, _UNDERSCORE),
+    (
+        re.compile(r"[A-Za-z](?<![\w.][A-Za-z])(?:[A-Za-z0-9]*\.[A-Za-z])*[A-Za-z0-9]*_\w*(?:\.[A-Za-z_]\w*)*"),
+        _id_plain,
+        _UNDERSCORE,
+    ),
     # 2026-03-11 and 2026/03/11, or 03/11/2026 read US style.
-    (re.compile(r"(?P<a>\d(?<![\w.]\d)\d{0,3})(?P<sep>[-/])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{1,4})(?!\d)"),
-     _date_numeric, _DIGITS),
-    (re.compile(rf"(?P<d>\d(?<![\w.]\d)\d?)(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{MONTH}){_DATE_NAMED_TAIL}(?P<y2>)"),
-     _date_named, _DIGITS),
-    (re.compile(
-        rf"(?P<mon>{MONTH})\s+(?:(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?![\d:]){_DATE_NAMED_TAIL}|(?P<y2>\d{{4}})(?!\d))"),
-     _date_named, _DIGITS),
-    (re.compile(
-        r"(?P<h>\d(?<![A-SU-Za-z0-9_:.]\d)\d?)(?::(?P<mi>[0-5]\d)(?::(?P<s>[0-5]\d)(?:\.\d+)?)?"
-        r"(?:\s?(?P<ap>[AaPp])\.?[Mm]\.?(?![\w]))?|\s?(?P<ap2>[AaPp])\.?[Mm]\.?(?![\w]))"
-        rf"(?:\s?(?P<tz>{TIME_ZONES})(?![\w]))?(?![\w:])"), _time, _DIGITS),
+    (
+        re.compile(r"(?P<a>\d(?<![\w.]\d)\d{0,3})(?P<sep>[-/])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{1,4})(?!\d)"),
+        _date_numeric,
+        _DIGITS,
+    ),
+    (
+        re.compile(rf"(?P<d>\d(?<![\w.]\d)\d?)(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{MONTH}){_DATE_NAMED_TAIL}(?P<y2>)"),
+        _date_named,
+        _DIGITS,
+    ),
+    (
+        re.compile(
+            rf"(?P<mon>{MONTH})\s+(?:(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?![\d:]){_DATE_NAMED_TAIL}|(?P<y2>\d{{4}})(?!\d))"
+        ),
+        _date_named,
+        _DIGITS,
+    ),
+    (
+        re.compile(
+            r"(?P<h>\d(?<![A-SU-Za-z0-9_:.]\d)\d?)(?::(?P<mi>[0-5]\d)(?::(?P<s>[0-5]\d)(?:\.\d+)?)?"
+            r"(?:\s?(?P<ap>[AaPp])\.?[Mm]\.?(?![\w]))?|\s?(?P<ap2>[AaPp])\.?[Mm]\.?(?![\w]))"
+            rf"(?:\s?(?P<tz>{TIME_ZONES})(?![\w]))?(?![\w:])"
+        ),
+        _time,
+        _DIGITS,
+    ),
     (re.compile(rf"(?P<sym>[$€£¥])\s?(?P<num>\d[\d,.]*\d|\d){MULT}"), _money_symbol, _DIGITS),
     (re.compile(rf"(?P<code>{CURRENCY_CODES})\s?(?P<num>\d[\d,.]*\d|\d){MULT}"), _money_code, _DIGITS),
-    (re.compile(
-        rf"(?P<num>\d(?<![\w.,]\d)(?:[\d,.]*\d)?){MULT_BODY}\s?(?P<code>{CURRENCY_CODES}|[Dd]ollars?|[Ee]uros?)"
-        r"(?![A-Za-z])"), _money_suffix, _DIGITS),
+    (
+        re.compile(
+            rf"(?P<num>\d(?<![\w.,]\d)(?:[\d,.]*\d)?){MULT_BODY}\s?(?P<code>{CURRENCY_CODES}|[Dd]ollars?|[Ee]uros?)"
+            r"(?![A-Za-z])"
+        ),
+        _money_suffix,
+        _DIGITS,
+    ),
     (_CLAUSE_KEYWORD, _clause_keyword, _DIGITS),
     (_CLAUSE_KEYWORD, _clause_keyword, _CLAUSE_WORDS),
-    (re.compile(r"\d(?<![\w.§]\d)\d*(?:\.\d+)*(?:\((?:[A-Za-z]{1,2}|[ivx]{1,5}|\d{1,2})\))+"),
-     _clause_bare, _DIGITS),
+    (re.compile(r"\d(?<![\w.§]\d)\d*(?:\.\d+)*(?:\((?:[A-Za-z]{1,2}|[ivx]{1,5}|\d{1,2})\))+"), _clause_bare, _DIGITS),
     (re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+){2,}(?![\w]|\.\d)"), _id_plain, _DIGITS),
     (_QUANTITY, _quantity, _DIGITS),
 )

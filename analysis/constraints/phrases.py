@@ -27,7 +27,7 @@ _PHRASE_BODY = f"({trie_pattern([*QUALIFIERS, *NEGATION_WORDS])})(?![a-z0-9])"
 # (``(no``, ``**never``, a line break) is first turned into spaces, so one pattern with a
 # literal first character, which `re` finds fastest, sees them all.
 _PHRASE_AFTER_SPACE = re.compile(" " + _PHRASE_BODY)
-_OPENERS = "\t\n\r([{\"“‘*_/>—–-"
+_OPENERS = '\t\n\r([{"“‘*_/>—–-'
 _PHRASE_AT_START = re.compile(_PHRASE_BODY)
 _GAP_PATTERN = r"[*_]*(?:[ \t]+|[ \t]*\r?\n[ \t]*(?=[a-z*_]))[*_]*"  # markdown emphasis is not a word
 _WORD_PATTERN = r"[A-Za-z0-9][\w'’-]*"
@@ -36,7 +36,7 @@ _WORD = re.compile(_WORD_PATTERN)
 # Runs of plain words after a trigger: the common case, handled without a loop over matches.
 _RUN_WORDS = 8
 _WORD_RUN = re.compile(rf"(?:{_GAP_PATTERN}{_WORD_PATTERN}){{1,{_RUN_WORDS}}}")
-_SENTENCE_END = frozenset(".;:!?,)]}\"”")
+_SENTENCE_END = frozenset('.;:!?,)]}"”')
 
 
 def _atom_word(atom: Constraint) -> str:
@@ -112,7 +112,7 @@ def _next_word(text: str, pos: int, atoms_at: dict[int, Constraint]) -> tuple[st
     m = _WORD.match(text, pos)
     if m is None:
         return None, True, pos
-    return m.group().lower(), text[m.end():m.end() + 1] in _SENTENCE_END, m.end()
+    return m.group().lower(), text[m.end() : m.end() + 1] in _SENTENCE_END, m.end()
 
 
 def _head(m: re.Match[str]) -> tuple[str, str]:

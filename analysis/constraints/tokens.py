@@ -12,7 +12,16 @@ CONSTRAINTS_VERSION: int = 1
 
 #: Every value ``Constraint.cls`` can take.
 CONSTRAINT_CLASSES: tuple[str, ...] = (
-    "number", "percent", "money", "date", "time", "clause", "id", "negation", "qualifier", "unit",
+    "number",
+    "percent",
+    "money",
+    "date",
+    "time",
+    "clause",
+    "id",
+    "negation",
+    "qualifier",
+    "unit",
 )
 
 

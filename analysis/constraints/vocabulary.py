@@ -16,14 +16,26 @@ MONTH = (
     r"[JFMASOND](?<![\w][JFMASOND])(?:an(?:uary)?|une?|uly?|eb(?:ruary)?|ar(?:ch)?|ay"
     r"|pr(?:il)?|ug(?:ust)?|ep(?:t(?:ember)?)?|ct(?:ober)?|ov(?:ember)?|ec(?:ember)?)(?:\.|(?![A-Za-z]))"
 )
-MONTHS = {name: n for n, name in enumerate(
-    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
+MONTHS = {
+    name: n
+    for n, name in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1
+    )
+}
 CURRENCY_CODES = "USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|INR|CNY|SEK|NOK|DKK|SGD|HKD|MXN|BRL|ZAR"
 CURRENCY_WORDS = {"dollar": "USD", "dollars": "USD", "euro": "EUR", "euros": "EUR"}
 CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY"}
 MULTIPLIERS = {
-    "k": 1000, "K": 1000, "thousand": 1000, "m": 10**6, "M": 10**6, "mn": 10**6, "MM": 10**6,
-    "million": 10**6, "bn": 10**9, "billion": 10**9,
+    "k": 1000,
+    "K": 1000,
+    "thousand": 1000,
+    "m": 10**6,
+    "M": 10**6,
+    "mn": 10**6,
+    "MM": 10**6,
+    "million": 10**6,
+    "bn": 10**9,
+    "billion": 10**9,
 }
 MULT_BODY = r"(?:(?P<mult>[kKmM]|mn|MM|bn)|\s(?P<multw>thousand|million|billion))?"
 MULT = MULT_BODY + r"(?![\w])"
@@ -33,8 +45,14 @@ EU_AMOUNT = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|\d+,\d{1,2}")
 TIME_ZONES = r"UTC|GMT|Z|\+\d{2}:?\d{2}|(?<=:\d\d:\d\d)-\d{2}:?\d{2}|[ECMP][SD]T|CES?T|BST|IST|JST|AE[SD]T"
 CLAUSE_REF = r"(?:\d+[A-Za-z]?(?:\.\d+[A-Za-z]?)*(?:\([A-Za-z0-9]{1,4}\))*|[IVXLC]{1,6}(?![A-Za-z])|[A-Z](?![A-Za-z]))"
 CLAUSE_KINDS = {
-    "art": "art.", "article": "art.", "schedule": "schedule.", "annex": "annex.",
-    "annexe": "annex.", "appendix": "appendix.", "appendice": "appendix.", "exhibit": "exhibit.",
+    "art": "art.",
+    "article": "art.",
+    "schedule": "schedule.",
+    "annex": "annex.",
+    "annexe": "annex.",
+    "appendix": "appendix.",
+    "appendice": "appendix.",
+    "exhibit": "exhibit.",
 }
 
 # Units: how each spelling is normalized, as (singular, plural); symbols have no plural.
@@ -47,27 +65,66 @@ def _add_units(singular: str, plural: str, *aliases: str) -> None:
 
 
 for _singular, _plural, *_aliases in (
-    ("line", "lines"), ("token", "tokens"), ("item", "items"), ("page", "pages"), ("word", "words"),
-    ("character", "characters", "char", "chars"), ("row", "rows"), ("record", "records"),
-    ("request", "requests"), ("call", "calls"), ("retry", "retries"), ("attempt", "attempts"),
-    ("user", "users"), ("seat", "seats"), ("unit", "units"), ("piece", "pieces", "pcs"),
-    ("employee", "employees"), ("step", "steps"), ("agent", "agents"), ("file", "files"),
-    ("invoice", "invoices"), ("order", "orders"), ("ticket", "tickets"), ("license", "licenses"),
-    ("node", "nodes"), ("instance", "instances"), ("replica", "replicas"), ("shard", "shards"),
-    ("worker", "workers"), ("pallet", "pallets"), ("shipment", "shipments"),
-    ("business day", "business days"), ("working day", "working days"),
-    ("calendar day", "calendar days"), ("day", "days"), ("week", "weeks", "wk", "wks"),
-    ("month", "months"), ("year", "years", "yr", "yrs"), ("hour", "hours", "hr", "hrs"),
-    ("minute", "minutes", "min", "mins"), ("second", "seconds", "sec", "secs"),
+    ("line", "lines"),
+    ("token", "tokens"),
+    ("item", "items"),
+    ("page", "pages"),
+    ("word", "words"),
+    ("character", "characters", "char", "chars"),
+    ("row", "rows"),
+    ("record", "records"),
+    ("request", "requests"),
+    ("call", "calls"),
+    ("retry", "retries"),
+    ("attempt", "attempts"),
+    ("user", "users"),
+    ("seat", "seats"),
+    ("unit", "units"),
+    ("piece", "pieces", "pcs"),
+    ("employee", "employees"),
+    ("step", "steps"),
+    ("agent", "agents"),
+    ("file", "files"),
+    ("invoice", "invoices"),
+    ("order", "orders"),
+    ("ticket", "tickets"),
+    ("license", "licenses"),
+    ("node", "nodes"),
+    ("instance", "instances"),
+    ("replica", "replicas"),
+    ("shard", "shards"),
+    ("worker", "workers"),
+    ("pallet", "pallets"),
+    ("shipment", "shipments"),
+    ("business day", "business days"),
+    ("working day", "working days"),
+    ("calendar day", "calendar days"),
+    ("day", "days"),
+    ("week", "weeks", "wk", "wks"),
+    ("month", "months"),
+    ("year", "years", "yr", "yrs"),
+    ("hour", "hours", "hr", "hrs"),
+    ("minute", "minutes", "min", "mins"),
+    ("second", "seconds", "sec", "secs"),
     ("basis point", "basis points", "bp", "bps"),
 ):
     _add_units(_singular, _plural, *_aliases)
 for _symbol, *_aliases in (
-    ("kg", "kilogram", "kilograms", "kilos"), ("g", "gram", "grams"), ("mg", "milligram", "milligrams"),
-    ("lb", "lbs", "pound", "pounds"), ("km", "kilometer", "kilometers", "kilometre", "kilometres"),
-    ("cm", "centimeter", "centimeters"), ("mm", "millimeter", "millimeters"),
-    ("ms", "millisecond", "milliseconds"), ("KB",), ("MB", "megabyte", "megabytes"),
-    ("GB", "gigabyte", "gigabytes"), ("TB", "terabyte", "terabytes"), ("KiB",), ("MiB",), ("GiB",),
+    ("kg", "kilogram", "kilograms", "kilos"),
+    ("g", "gram", "grams"),
+    ("mg", "milligram", "milligrams"),
+    ("lb", "lbs", "pound", "pounds"),
+    ("km", "kilometer", "kilometers", "kilometre", "kilometres"),
+    ("cm", "centimeter", "centimeters"),
+    ("mm", "millimeter", "millimeters"),
+    ("ms", "millisecond", "milliseconds"),
+    ("KB",),
+    ("MB", "megabyte", "megabytes"),
+    ("GB", "gigabyte", "gigabytes"),
+    ("TB", "terabyte", "terabytes"),
+    ("KiB",),
+    ("MiB",),
+    ("GiB",),
     ("bytes", "byte"),
 ):
     _add_units(_symbol, _symbol, *_aliases)
@@ -91,22 +148,72 @@ OBJECT_WORDS = 3
 
 NEGATIONS = {"no": "no", "without": "without"}
 QUALIFIERS = {
-    "at least": "at least", "no less than": "at least", "not less than": "at least",
-    "no fewer than": "at least", "not fewer than": "at least", "a minimum of": "at least",
-    "at most": "at most", "no more than": "at most", "not more than": "at most",
-    "not to exceed": "at most", "up to": "at most", "a maximum of": "at most", "capped at": "at most",
-    "no later than": "no later than", "not later than": "no later than",
-    "no earlier than": "no earlier than", "not earlier than": "no earlier than",
-    "only if": "only if", "only when": "only if", "unless": "unless", "except": "except",
-    "excluding": "excluding", "including": "including", "based on": "based on", "base is": "base is",
-    "per": "per", "before": "before", "prior to": "before", "after": "after", "until": "until",
-    "within": "within", "subject to": "subject to", "provided that": "provided that",
+    "at least": "at least",
+    "no less than": "at least",
+    "not less than": "at least",
+    "no fewer than": "at least",
+    "not fewer than": "at least",
+    "a minimum of": "at least",
+    "at most": "at most",
+    "no more than": "at most",
+    "not more than": "at most",
+    "not to exceed": "at most",
+    "up to": "at most",
+    "a maximum of": "at most",
+    "capped at": "at most",
+    "no later than": "no later than",
+    "not later than": "no later than",
+    "no earlier than": "no earlier than",
+    "not earlier than": "no earlier than",
+    "only if": "only if",
+    "only when": "only if",
+    "unless": "unless",
+    "except": "except",
+    "excluding": "excluding",
+    "including": "including",
+    "based on": "based on",
+    "base is": "base is",
+    "per": "per",
+    "before": "before",
+    "prior to": "before",
+    "after": "after",
+    "until": "until",
+    "within": "within",
+    "subject to": "subject to",
+    "provided that": "provided that",
     "as long as": "provided that",
 }
-NEGATION_WORDS = ("not", "never", "cannot", "no", "without", *(
-    f"{aux}n{apostrophe}t" for apostrophe in "'’" for aux in (
-        "do", "does", "did", "is", "are", "was", "were", "has", "have", "had", "must", "should", "would",
-        "could", "need", "ca", "wo", "sha")))
+NEGATION_WORDS = (
+    "not",
+    "never",
+    "cannot",
+    "no",
+    "without",
+    *(
+        f"{aux}n{apostrophe}t"
+        for apostrophe in "'’"
+        for aux in (
+            "do",
+            "does",
+            "did",
+            "is",
+            "are",
+            "was",
+            "were",
+            "has",
+            "have",
+            "had",
+            "must",
+            "should",
+            "would",
+            "could",
+            "need",
+            "ca",
+            "wo",
+            "sha",
+        )
+    ),
+)
 
 
 def trie_pattern(phrases: list[str]) -> str:
@@ -121,8 +228,9 @@ def trie_pattern(phrases: list[str]) -> str:
 
 
 def _trie_node(node: dict) -> str:
-    branches = [(r"\s+" if char == " " else re.escape(char)) + _trie_node(child)
-                for char, child in sorted(node.items()) if char]
+    branches = [
+        (r"\s+" if char == " " else re.escape(char)) + _trie_node(child) for char, child in sorted(node.items()) if char
+    ]
     if not branches:
         return ""
     body = branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"

@@ -45,7 +45,8 @@ def gate_spans(text: str, low: str, gate: Gate | None) -> list[tuple[int, int]]:
 def _windows(source: str, gate: Gate) -> list[tuple[int, int]]:
     """Merged ``(start, end)`` spans of ``source`` within reach of the gate's literals."""
     search = _LITERAL_SEARCH.get(gate.literals) or _LITERAL_SEARCH.setdefault(
-        gate.literals, re.compile("|".join(map(re.escape, gate.literals))).search)
+        gate.literals, re.compile("|".join(map(re.escape, gate.literals))).search
+    )
     spans: list[tuple[int, int]] = []
     pos = covered = 0
     while pos < _DENSE_AFTER or covered < pos // 2:

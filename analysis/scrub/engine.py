@@ -48,9 +48,14 @@ def build_secret_recognizers(specs: tuple[SecretSpec, ...] = SECRET_SPECS) -> li
 
         def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list:
             """Return one result per secret value found in ``text``."""
-            metadata = {RecognizerResult.RECOGNIZER_NAME_KEY: self.name, RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id}
+            metadata = {
+                RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
+                RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
+            }
             return [
-                RecognizerResult(self.supported_entities[0], start, end, spec.score, recognition_metadata=dict(metadata))
+                RecognizerResult(
+                    self.supported_entities[0], start, end, spec.score, recognition_metadata=dict(metadata)
+                )
                 for spec, pattern in self._specs
                 for start, end in secret_spans(spec, pattern, text)
             ]
@@ -62,7 +67,9 @@ def build_secret_recognizers(specs: tuple[SecretSpec, ...] = SECRET_SPECS) -> li
 
 
 _WORD = re.compile(r"\w+|[^\w\s]")
-_STOPWORDS = frozenset("a an and are as at be by for from has have in is it its of on or that the this to was were will with".split())
+_STOPWORDS = frozenset(
+    "a an and are as at be by for from has have in is it its of on or that the this to was were will with".split()
+)
 _FOUR_DIGIT_GROUPS = re.compile(r"\d{4}(?:[ \-]\d{4}){2,}(?:[ \-]\d{1,4})?")
 
 
@@ -116,7 +123,8 @@ def _context_enhancer() -> Any:
                 (result, by_id[rid])
                 for result in raw_results
                 if result.score < EntityRecognizer.MAX_SCORE
-                and (rid := (result.recognition_metadata or {}).get(RecognizerResult.RECOGNIZER_IDENTIFIER_KEY)) in by_id
+                and (rid := (result.recognition_metadata or {}).get(RecognizerResult.RECOGNIZER_IDENTIFIER_KEY))
+                in by_id
             ]
             if changeable and nlp_artifacts is not None and nlp_artifacts.tokens:
                 words = _ContextWords(nlp_artifacts, self.context_prefix_count, self.context_suffix_count)
@@ -149,8 +157,12 @@ class _ContextWords:
     def around(self, start: int) -> list[str]:
         index = min(bisect.bisect_right(self._ends, start), len(self._ends) - 1)  # first token ending after start
         low = max(0, index - _CONTEXT_WINDOW_TOKENS)
-        before = [lemma for lemma in reversed(self._lemmas[low : index + 1]) if lemma in self._keywords][: self._prefix + 1]
-        after = [lemma for lemma in self._lemmas[index : index + _CONTEXT_WINDOW_TOKENS] if lemma in self._keywords][: self._suffix + 1]
+        before = [lemma for lemma in reversed(self._lemmas[low : index + 1]) if lemma in self._keywords][
+            : self._prefix + 1
+        ]
+        after = [lemma for lemma in self._lemmas[index : index + _CONTEXT_WINDOW_TOKENS] if lemma in self._keywords][
+            : self._suffix + 1
+        ]
         return list(set(before + after))
 
 
@@ -172,7 +184,15 @@ def _pii_recognizers() -> list:
     # Presidio validates email domains with tldextract's module default, which fetches the
     # public suffix list over HTTP; ours reads only the snapshot bundled with tldextract.
     email.validate_result = has_public_suffix
-    return [email, _phone_recognizer(), CreditCardRecognizer(), IbanRecognizer(), IpRecognizer(), UsSsnRecognizer(), CryptoRecognizer()]
+    return [
+        email,
+        _phone_recognizer(),
+        CreditCardRecognizer(),
+        IbanRecognizer(),
+        IpRecognizer(),
+        UsSsnRecognizer(),
+        CryptoRecognizer(),
+    ]
 
 
 def _phone_recognizer() -> Any:
@@ -198,7 +218,10 @@ def _phone_recognizer() -> Any:
             ]
 
         def _result(self, start: int, end: int, region: str) -> RecognizerResult:
-            metadata = {RecognizerResult.RECOGNIZER_NAME_KEY: self.name, RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id}
+            metadata = {
+                RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
+                RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
+            }
             explanation = self._get_analysis_explanation(region)
             return RecognizerResult(self.supported_entities[0], start, end, self.SCORE, explanation, metadata)
 
@@ -226,7 +249,11 @@ def _phone_spans(candidate: str, regions: tuple[str, ...], leniency: int) -> tup
     if _is_card_number(candidate) or _FOUR_DIGIT_GROUPS.fullmatch(candidate):  # cards and IBAN account parts
         return ()
     # Several numbers in a row: let phonenumbers' matcher (what stock Presidio runs) split them.
-    spans = {(m.start, m.end): region for region in regions for m in phonenumbers.PhoneNumberMatcher(candidate, region, leniency=leniency)}
+    spans = {
+        (m.start, m.end): region
+        for region in regions
+        for m in phonenumbers.PhoneNumberMatcher(candidate, region, leniency=leniency)
+    }
     return tuple((start, end, region) for (start, end), region in sorted(spans.items()))
 
 
@@ -266,7 +293,9 @@ def nlp_engine(spacy_model: str | None) -> Any:
     from presidio_analyzer.nlp_engine import SpacyNlpEngine
 
     if not spacy.util.is_package(spacy_model):
-        raise ScrubError(f"spaCy model {spacy_model!r} is not installed (pip install it; nothing is downloaded at run time)")
+        raise ScrubError(
+            f"spaCy model {spacy_model!r} is not installed (pip install it; nothing is downloaded at run time)"
+        )
     engine = SpacyNlpEngine(models=[{"lang_code": "en", "model_name": spacy_model}])
     engine.nlp = {"en": spacy.load(spacy_model, disable=["parser"])}  # loaded here: Presidio's load() may download
     return engine
@@ -296,7 +325,9 @@ def _token_nlp_engine() -> Any:
         tokens_indices = property(lambda self: self._words[1])
         lemmas = functools.cached_property(lambda self: [token.lower() for token in self.tokens])
         keywords = functools.cached_property(
-            lambda self: [lemma for lemma in self.lemmas if lemma not in _STOPWORDS and (lemma[0].isalnum() or lemma[0] == "_")]
+            lambda self: [
+                lemma for lemma in self.lemmas if lemma not in _STOPWORDS and (lemma[0].isalnum() or lemma[0] == "_")
+            ]
         )
 
     class TokenNlpEngine(NoOpNlpEngine):

@@ -44,4 +44,11 @@ def without_overlaps(findings: list[Finding]) -> list[Finding]:
 def to_finding(result: Any, text: str) -> Finding:
     metadata = result.recognition_metadata or {}
     recognizer = metadata.get("recognizer_name") or type(result).__name__
-    return Finding(result.entity_type, result.start, result.end, round(result.score, 2), recognizer, text[result.start : result.end])
+    return Finding(
+        result.entity_type,
+        result.start,
+        result.end,
+        round(result.score, 2),
+        recognizer,
+        text[result.start : result.end],
+    )

@@ -47,7 +47,9 @@ SECRET_SPECS: tuple[SecretSpec, ...] = (
         r"(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?:(?:\\n|\r?\n)[A-Za-z0-9+/=:\- ]+)+))",
         1.0,
     ),
-    SecretSpec("AwsAccessKeyRecognizer", "AWS_ACCESS_KEY", r"\b((?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|AIPA)[A-Z0-9]{16})\b", 0.95),
+    SecretSpec(
+        "AwsAccessKeyRecognizer", "AWS_ACCESS_KEY", r"\b((?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|AIPA)[A-Z0-9]{16})\b", 0.95
+    ),
     SecretSpec(
         "AwsSecretKeyRecognizer",
         "AWS_SECRET_KEY",
@@ -67,7 +69,11 @@ SECRET_SPECS: tuple[SecretSpec, ...] = (
     SecretSpec(
         "AuthHeaderRecognizer",
         "AUTH_TOKEN",
-        r"(?i:\bauthorization" + _ASSIGN + r"[\"']?(?:bearer|basic|token|digest|apikey)?\s*)(" + _TOKEN_CHARS + r"{8,}=*)",
+        r"(?i:\bauthorization"
+        + _ASSIGN
+        + r"[\"']?(?:bearer|basic|token|digest|apikey)?\s*)("
+        + _TOKEN_CHARS
+        + r"{8,}=*)",
         0.9,
     ),
     SecretSpec("AuthHeaderRecognizer", "AUTH_TOKEN", r"(?i:\bbearer\s+)(" + _TOKEN_CHARS + r"{16,}=*)", 0.85),
@@ -92,7 +98,12 @@ SECRET_SPECS: tuple[SecretSpec, ...] = (
         0.7,
         group=0,
     ),
-    SecretSpec("UrlCredentialRecognizer", "URL_CREDENTIAL", r"\b[a-zA-Z][a-zA-Z0-9+.\-]{0,20}://([^\s/:@\"']+:[^\s/@\"']+)@", 0.95),
+    SecretSpec(
+        "UrlCredentialRecognizer",
+        "URL_CREDENTIAL",
+        r"\b[a-zA-Z][a-zA-Z0-9+.\-]{0,20}://([^\s/:@\"']+:[^\s/@\"']+)@",
+        0.95,
+    ),
     SecretSpec(
         "UrlCredentialRecognizer",
         "URL_CREDENTIAL",
@@ -130,6 +141,8 @@ def _is_secret_value(value: str) -> bool:
     if stripped.startswith("<") or stripped.startswith("${") or stripped.startswith("{{"):
         return False
     return not (stripped.isdigit() and len(stripped) < 8) and set(stripped) - set("*x.•-") != set()
+
+
 _DATE_PREFIX = re.compile(r"\d{4}[\-/.]\d{1,2}[\-/.]\d{1,2}|\d{1,2}[\-/.]\d{1,2}[\-/.]\d{4}")
 IPV4_LIKE = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
 PHONE_CANDIDATE = re.compile(r"(?<![\w.+\-])\+?\(?\d[\d \-.()]{5,40}\d(?!\w)")  # not inside a word or digest

@@ -95,7 +95,9 @@ class Prefilter:
         if self._any_word and self._any_word(lower):  # one search rejects most lines; then every word counts
             found.update(e for word, entities in self._entities_by_word.items() if word in lower for e in entities)
         found.update(
-            e for e, gate, pattern in self._gates if gate(line, lower, digits, long_number) and (pattern is None or pattern.search(line))
+            e
+            for e, gate, pattern in self._gates
+            if gate(line, lower, digits, long_number) and (pattern is None or pattern.search(line))
         )
         found.update(entity for entity, pattern in self._custom if pattern.search(line))
         return frozenset(found)

@@ -108,7 +108,9 @@ class Scrubber:
         self._entities = resolve_entities(entities, self._spacy_model, self._custom)
         self._allow = [compile_allow(pattern) for pattern in allow]
         self._threshold = float(score_threshold)
-        self._prefilter = Prefilter(self._entities, [(spec.entity, re.compile(spec.regex, spec.flags)) for spec in self._custom])
+        self._prefilter = Prefilter(
+            self._entities, [(spec.entity, re.compile(spec.regex, spec.flags)) for spec in self._custom]
+        )
         self._lines = _LineCache(_LINE_CACHE_SIZE)
         self._pseudonym = functools.lru_cache(maxsize=_LINE_CACHE_SIZE)(self._pseudonym_uncached)
         self._custom_recognizers: list | None = None
@@ -130,7 +132,9 @@ class Scrubber:
         the environment, and bad ones raise ``ValueError``."""
         model = spacy_model or os.environ.get("HANDOFF_SPACY_MODEL") or None
         entities = list(entities) if entities is not None else env_entities(model)
-        allow = list(allow) or [p for p in split_regex_list(os.environ.get("HANDOFF_SCRUB_ALLOW", "")) if valid_regex(p)]
+        allow = list(allow) or [
+            p for p in split_regex_list(os.environ.get("HANDOFF_SCRUB_ALLOW", "")) if valid_regex(p)
+        ]
         key = key if key is not None else os.environ.get("HANDOFF_SCRUB_KEY") or None
         return cls(key, entities=entities, allow=allow, spacy_model=model, score_threshold=score_threshold)
 
@@ -240,7 +244,9 @@ class Scrubber:
             score_threshold=0.0,
             ad_hoc_recognizers=self._ad_hoc_recognizers(entities),
         )
-        return [finding for finding in map(to_finding, results, itertools.repeat(segment)) if self._keeps_finding(finding)]
+        return [
+            finding for finding in map(to_finding, results, itertools.repeat(segment)) if self._keeps_finding(finding)
+        ]
 
     def _ad_hoc_recognizers(self, entities: frozenset[str]) -> list | None:
         if not self._custom:
@@ -335,7 +341,9 @@ class _LineCache:
         with self._lock:
             if line in self._entries:
                 return
-            while self._entries and (len(self._entries) >= self._max_entries or self._chars + len(line) > self._max_chars):
+            while self._entries and (
+                len(self._entries) >= self._max_entries or self._chars + len(line) > self._max_chars
+            ):
                 oldest = next(iter(self._entries))
                 del self._entries[oldest]
                 self._chars -= len(oldest)

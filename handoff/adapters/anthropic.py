@@ -38,7 +38,9 @@ def transport(inner: Any = None, *, to: Namer | None = None, from_: str | None =
     return sync_class(inner, name=to or step_name("anthropic"), from_=from_, propagate=propagate)
 
 
-def async_transport(inner: Any = None, *, to: Namer | None = None, from_: str | None = None, propagate: bool = True) -> Any:
+def async_transport(
+    inner: Any = None, *, to: Namer | None = None, from_: str | None = None, propagate: bool = True
+) -> Any:
     """The asyncio twin of :func:`transport`."""
     _, async_class = transport_classes(_lib())
     return async_class(inner, name=to or step_name("anthropic"), from_=from_, propagate=propagate)
@@ -51,8 +53,12 @@ def http_client(*, to: Namer | None = None, from_: str | None = None, propagate:
     return anthropic.DefaultHttpxClient(transport=transport(to=to, from_=from_, propagate=propagate), **kwargs)
 
 
-def async_http_client(*, to: Namer | None = None, from_: str | None = None, propagate: bool = True, **kwargs: Any) -> Any:
+def async_http_client(
+    *, to: Namer | None = None, from_: str | None = None, propagate: bool = True, **kwargs: Any
+) -> Any:
     """Return the SDK's default async HTTP client with a recording transport: ``AsyncAnthropic(http_client=...)``."""
     import anthropic
 
-    return anthropic.DefaultAsyncHttpxClient(transport=async_transport(to=to, from_=from_, propagate=propagate), **kwargs)
+    return anthropic.DefaultAsyncHttpxClient(
+        transport=async_transport(to=to, from_=from_, propagate=propagate), **kwargs
+    )

@@ -71,21 +71,46 @@ def anthropic_message(request: dict, text: str, body: bytes) -> dict:
 def response_object(request: dict, text: str, body: bytes) -> dict:
     """An OpenAI Responses API ``response`` object answering ``request`` with ``text``."""
     prompt, completion = _usage(body, text)
-    message = {"type": "message", "id": "msg_fake", "status": "completed", "role": "assistant",
-               "content": [{"type": "output_text", "text": text, "annotations": []}]}
+    message = {
+        "type": "message",
+        "id": "msg_fake",
+        "status": "completed",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
     return {
-        "id": "resp_fake", "object": "response", "created_at": 1764400000, "model": request.get("model", "fake"),
-        "status": "completed", "output": [message], "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
-        "usage": {"input_tokens": prompt, "output_tokens": completion, "total_tokens": prompt + completion,
-                  "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}},
+        "id": "resp_fake",
+        "object": "response",
+        "created_at": 1764400000,
+        "model": request.get("model", "fake"),
+        "status": "completed",
+        "output": [message],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": prompt,
+            "output_tokens": completion,
+            "total_tokens": prompt + completion,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
     }
 
 
 def _chunks(request: dict, text: str, body: bytes) -> list[dict]:
-    base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1764400000, "model": request.get("model", "fake")}
+    base = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion.chunk",
+        "created": 1764400000,
+        "model": request.get("model", "fake"),
+    }
     words = text.split(" ")
     pieces = [w if i == 0 else " " + w for i, w in enumerate(words)]
-    chunks = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": p}, "finish_reason": None}]} for p in pieces]
+    chunks = [
+        {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": p}, "finish_reason": None}]}
+        for p in pieces
+    ]
     chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
     if (request.get("stream_options") or {}).get("include_usage"):
         prompt, completion = _usage(body, text)
@@ -96,13 +121,31 @@ def _chunks(request: dict, text: str, body: bytes) -> list[dict]:
 
 def _anthropic_events(request: dict, text: str, body: bytes) -> list[tuple[str, dict]]:
     prompt, completion = _usage(body, text)
-    message = {**anthropic_message(request, "", body), "content": [], "stop_reason": None, "usage": {"input_tokens": prompt, "output_tokens": 1}}
+    message = {
+        **anthropic_message(request, "", body),
+        "content": [],
+        "stop_reason": None,
+        "usage": {"input_tokens": prompt, "output_tokens": 1},
+    }
     return [
         ("message_start", {"type": "message_start", "message": message}),
-        ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-        ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
+        (
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        ),
+        (
+            "content_block_delta",
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+        ),
         ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": completion}}),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": completion},
+            },
+        ),
         ("message_stop", {"type": "message_stop"}),
     ]
 
@@ -123,7 +166,13 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self.server.owner.requests.append((self.path, dict(self.headers.items()), body))
         request = json.loads(body or b"{}")
-        api = "anthropic" if self.path.endswith("/messages") else "responses" if self.path.endswith("/responses") else "openai"
+        api = (
+            "anthropic"
+            if self.path.endswith("/messages")
+            else "responses"
+            if self.path.endswith("/responses")
+            else "openai"
+        )
         answer = self.server.owner.reply(api, request)
         if isinstance(answer, dict):
             answer = dict(answer)

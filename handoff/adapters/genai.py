@@ -115,12 +115,16 @@ def default_step_name(span: ReadableSpan) -> str:
 
 def _tokens(attributes: Mapping[str, Any]) -> tuple[int | None, int | None]:
     spent_in = _first(attributes, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt")
-    spent_out = _first(attributes, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion")
+    spent_out = _first(
+        attributes, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"
+    )
     return (None if spent_in is None else int(spent_in)), (None if spent_out is None else int(spent_out))
 
 
 def _kind(attributes: Mapping[str, Any]) -> str:
-    tool = attributes.get("openinference.span.kind") == "TOOL" or attributes.get("gen_ai.operation.name") == "execute_tool"
+    tool = (
+        attributes.get("openinference.span.kind") == "TOOL" or attributes.get("gen_ai.operation.name") == "execute_tool"
+    )
     return "tool" if tool else "agent"
 
 
@@ -174,13 +178,20 @@ class GenAISpanProcessor(SpanProcessor):
         spent_in, spent_out = _tokens(attributes)
         failed = span.status.status_code is StatusCode.ERROR
         return ForeignCall(
-            to=self._to(span), input=content[0], output=content[1], kind=_kind(attributes),
+            to=self._to(span),
+            input=content[0],
+            output=content[1],
+            kind=_kind(attributes),
             model=_first(attributes, "gen_ai.request.model", "gen_ai.response.model", "llm.model_name"),
-            input_tokens=spent_in, output_tokens=spent_out, start_ns=span.start_time or 0, end_ns=span.end_time or 0,
+            input_tokens=spent_in,
+            output_tokens=spent_out,
+            start_ns=span.start_time or 0,
+            end_ns=span.end_time or 0,
             status="error" if failed else "ok",
             error_type=str(attributes.get("error.type") or "SpanError") if failed else None,
             error_message=span.status.description if failed else None,
-            trace_id=format(span.context.trace_id, "032x"), span_id=format(span.context.span_id, "016x"),
+            trace_id=format(span.context.trace_id, "032x"),
+            span_id=format(span.context.span_id, "016x"),
             attributes={"otel.scope": span.instrumentation_scope.name if span.instrumentation_scope else ""},
         )
 

@@ -46,7 +46,9 @@ class _Node:
 def _message(message: Any) -> dict[str, Any]:
     item = {"role": getattr(message, "type", "unknown"), "content": getattr(message, "content", message)}
     if getattr(message, "tool_calls", None):
-        item["tool_calls"] = [{"name": c.get("name"), "args": c.get("args"), "id": c.get("id")} for c in message.tool_calls]
+        item["tool_calls"] = [
+            {"name": c.get("name"), "args": c.get("args"), "id": c.get("id")} for c in message.tool_calls
+        ]
     return item
 
 
@@ -99,7 +101,16 @@ class HandoffCallbackHandler(BaseCallbackHandler):
 
     # -- opening -------------------------------------------------------------------------
 
-    def _open(self, run_id: UUID, parent_run_id: UUID | None, name: str, kind: str, metadata: dict | None, value: Any, content_type: str | None = None) -> None:
+    def _open(
+        self,
+        run_id: UUID,
+        parent_run_id: UUID | None,
+        name: str,
+        kind: str,
+        metadata: dict | None,
+        value: Any,
+        content_type: str | None = None,
+    ) -> None:
         with self._lock:
             enclosing = self._nodes.get(parent_run_id) if parent_run_id else None
         parents, from_ = self._parents(enclosing, metadata)
@@ -130,7 +141,13 @@ class HandoffCallbackHandler(BaseCallbackHandler):
         with self._lock:
             node = self._nodes.pop(run_id, None)
             graph = self._nodes.get(parent_run_id) if parent_run_id else None
-            if node is not None and graph is not None and node.step is not None and error is None and node.handle is not None:
+            if (
+                node is not None
+                and graph is not None
+                and node.step is not None
+                and error is None
+                and node.handle is not None
+            ):
                 graph.graph_steps.setdefault(node.step, []).append((node.handle, node.name))
         if node is not None:
             finish(node.handle, error)
@@ -141,7 +158,17 @@ class HandoffCallbackHandler(BaseCallbackHandler):
 
     # -- chains and graph nodes ----------------------------------------------------------
 
-    def on_chain_start(self, serialized: dict, inputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, tags: list[str] | None = None, metadata: dict | None = None, **kwargs: Any) -> None:
+    def on_chain_start(
+        self,
+        serialized: dict,
+        inputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict | None = None,
+        **kwargs: Any,
+    ) -> None:
         """Open a handoff to the node or chain; its input is ``inputs``."""
         if _HIDDEN in (tags or []):
             return
@@ -154,20 +181,49 @@ class HandoffCallbackHandler(BaseCallbackHandler):
             set_output(node.handle, outputs)
             self._close(run_id, parent_run_id)
 
-    def on_chain_error(self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
+    def on_chain_error(
+        self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
         """End the chain's handoff as ``status=error``."""
         self._close(run_id, parent_run_id, _as_exception(error))
 
     # -- models --------------------------------------------------------------------------
 
-    def on_chat_model_start(self, serialized: dict, messages: list[list[Any]], *, run_id: UUID, parent_run_id: UUID | None = None, tags: list[str] | None = None, metadata: dict | None = None, **kwargs: Any) -> None:
+    def on_chat_model_start(
+        self,
+        serialized: dict,
+        messages: list[list[Any]],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict | None = None,
+        **kwargs: Any,
+    ) -> None:
         """Open a handoff to the chat model; its input is the messages it was sent."""
         self._open(run_id, parent_run_id, _name(serialized, kwargs, None), "agent", None, render_messages(messages))
         self._set_model(run_id, kwargs.get("invocation_params"), metadata)
 
-    def on_llm_start(self, serialized: dict, prompts: list[str], *, run_id: UUID, parent_run_id: UUID | None = None, tags: list[str] | None = None, metadata: dict | None = None, **kwargs: Any) -> None:
+    def on_llm_start(
+        self,
+        serialized: dict,
+        prompts: list[str],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict | None = None,
+        **kwargs: Any,
+    ) -> None:
         """Open a handoff to the LLM; its input is the prompt text."""
-        self._open(run_id, parent_run_id, _name(serialized, kwargs, None), "agent", None, prompts[0] if len(prompts) == 1 else prompts)
+        self._open(
+            run_id,
+            parent_run_id,
+            _name(serialized, kwargs, None),
+            "agent",
+            None,
+            prompts[0] if len(prompts) == 1 else prompts,
+        )
         self._set_model(run_id, kwargs.get("invocation_params"), metadata)
 
     def _set_model(self, run_id: UUID, params: dict | None, metadata: dict | None) -> None:
@@ -184,16 +240,35 @@ class HandoffCallbackHandler(BaseCallbackHandler):
             node.handle.usage(*_usage(response))
         self._close(run_id, parent_run_id)
 
-    def on_llm_error(self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
+    def on_llm_error(
+        self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
         """End the model's handoff as ``status=error``."""
         self._close(run_id, parent_run_id, _as_exception(error))
 
     # -- tools ---------------------------------------------------------------------------
 
-    def on_tool_start(self, serialized: dict, input_str: str, *, run_id: UUID, parent_run_id: UUID | None = None, tags: list[str] | None = None, metadata: dict | None = None, **kwargs: Any) -> None:
+    def on_tool_start(
+        self,
+        serialized: dict,
+        input_str: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict | None = None,
+        **kwargs: Any,
+    ) -> None:
         """Open a ``kind=tool`` handoff to the tool; its input is the tool's input string."""
         inputs = kwargs.get("inputs")
-        self._open(run_id, parent_run_id, _name(serialized, kwargs, None), "tool", None, input_str if inputs is None else inputs)
+        self._open(
+            run_id,
+            parent_run_id,
+            _name(serialized, kwargs, None),
+            "tool",
+            None,
+            input_str if inputs is None else inputs,
+        )
 
     def on_tool_end(self, output: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
         """Record the tool's output and end its handoff."""
@@ -202,9 +277,12 @@ class HandoffCallbackHandler(BaseCallbackHandler):
             set_output(node.handle, getattr(output, "content", output))
         self._close(run_id, parent_run_id)
 
-    def on_tool_error(self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
+    def on_tool_error(
+        self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
         """End the tool's handoff as ``status=error``."""
         self._close(run_id, parent_run_id, _as_exception(error))
+
 
 def _as_exception(error: BaseException) -> Exception:
     return error if isinstance(error, Exception) else RuntimeError(repr(error))

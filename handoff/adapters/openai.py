@@ -39,7 +39,9 @@ def transport(inner: Any = None, *, to: Namer | None = None, from_: str | None =
     return sync_class(inner, name=to or step_name("openai"), from_=from_, propagate=propagate)
 
 
-def async_transport(inner: Any = None, *, to: Namer | None = None, from_: str | None = None, propagate: bool = True) -> Any:
+def async_transport(
+    inner: Any = None, *, to: Namer | None = None, from_: str | None = None, propagate: bool = True
+) -> Any:
     """The asyncio twin of :func:`transport`."""
     _, async_class = transport_classes(_lib())
     return async_class(inner, name=to or step_name("openai"), from_=from_, propagate=propagate)
@@ -52,7 +54,9 @@ def http_client(*, to: Namer | None = None, from_: str | None = None, propagate:
     return openai.DefaultHttpxClient(transport=transport(to=to, from_=from_, propagate=propagate), **kwargs)
 
 
-def async_http_client(*, to: Namer | None = None, from_: str | None = None, propagate: bool = True, **kwargs: Any) -> Any:
+def async_http_client(
+    *, to: Namer | None = None, from_: str | None = None, propagate: bool = True, **kwargs: Any
+) -> Any:
     """Return the SDK's default async HTTP client with a recording transport: ``AsyncOpenAI(http_client=...)``."""
     import openai
 

@@ -22,7 +22,13 @@ from datetime import datetime
 from typing import Any
 
 from agents.tracing import TracingProcessor
-from agents.tracing.span_data import AgentSpanData, FunctionSpanData, GenerationSpanData, HandoffSpanData, ResponseSpanData
+from agents.tracing.span_data import (
+    AgentSpanData,
+    FunctionSpanData,
+    GenerationSpanData,
+    HandoffSpanData,
+    ResponseSpanData,
+)
 
 from handoff.adapters._foreign import ForeignCall, begin_run, build_record, end_run
 from handoff.capture.context import current_run
@@ -133,8 +139,12 @@ class HandoffTracingProcessor(TracingProcessor):
     def _tool_call(self, state: _Trace, agent: str, data: FunctionSpanData) -> ForeignCall:
         output = data.output if isinstance(data.output, str) else _dump(data.output)
         return ForeignCall(
-            to=data.name, from_=agent, kind="tool", parent=state.last_call_of.get(agent, state.last),
-            input=render_value(data.input or ""), output=render_value(output) if data.output is not None else None,
+            to=data.name,
+            from_=agent,
+            kind="tool",
+            parent=state.last_call_of.get(agent, state.last),
+            input=render_value(data.input or ""),
+            output=render_value(output) if data.output is not None else None,
         )
 
     def _model_call(self, state: _Trace, agent: str, data: Any) -> ForeignCall:
@@ -146,9 +156,13 @@ class HandoffTracingProcessor(TracingProcessor):
             answer = _dump(getattr(response, "output", None)) if response is not None else None
             usage = data.usage or _dump(getattr(response, "usage", None)) or {}
         return ForeignCall(
-            to=agent, from_=state.handed_from.pop(agent, None), kind="agent", parent=state.last,
+            to=agent,
+            from_=state.handed_from.pop(agent, None),
+            kind="agent",
+            parent=state.last,
             input=render_value(_dump(sent) if sent is not None else []),
-            output=render_value(answer) if answer is not None else None, model=model,
+            output=render_value(answer) if answer is not None else None,
+            model=model,
             input_tokens=usage.get("input_tokens", usage.get("prompt_tokens")),
             output_tokens=usage.get("output_tokens", usage.get("completion_tokens")),
         )

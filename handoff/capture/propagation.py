@@ -96,7 +96,9 @@ class RemoteRun:
     its step as ``from``.
     """
 
-    def __init__(self, context: otel_context.Context, run_id: str | None, parent_id: str | None, step: str | None) -> None:
+    def __init__(
+        self, context: otel_context.Context, run_id: str | None, parent_id: str | None, step: str | None
+    ) -> None:
         self.context = context
         self.run_id = run_id
         self.parent_id = parent_id

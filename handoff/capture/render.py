@@ -8,8 +8,17 @@ from typing import Any, Callable
 
 from handoff.model import BINARY, JSON, TEXT
 
-__all__ = ["BINARY", "JSON", "TEXT", "Rendered", "canonical_json", "make_input_renderer", "make_output_renderer",
-           "render_stream", "render_value"]
+__all__ = [
+    "BINARY",
+    "JSON",
+    "TEXT",
+    "Rendered",
+    "canonical_json",
+    "make_input_renderer",
+    "make_output_renderer",
+    "render_stream",
+    "render_value",
+]
 
 Rendered = tuple[bytes, str]
 

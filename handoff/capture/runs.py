@@ -21,7 +21,9 @@ def start_run(recorder: Recorder, name: str, attributes: dict[str, str], run_id:
     joined = run_id is not None
     state = RunState(run_id or new_run_id(), name, attributes, joined=joined, start_ns=time.time_ns())
     if not joined:
-        recorder.submit(RunRecord(state.run_id, name, state.start_ns, attributes=attributes, recorded_ns=state.start_ns))
+        recorder.submit(
+            RunRecord(state.run_id, name, state.start_ns, attributes=attributes, recorded_ns=state.start_ns)
+        )
     return state
 
 
@@ -33,7 +35,6 @@ def end_run(recorder: Recorder, state: RunState, status: str) -> None:
     recorder.submit(RunRecord(state.run_id, state.name, state.start_ns, now, status, state.attributes, recorded_ns=now))
 
 
-
 class run:  # noqa: N801 - used as ``with handoff.run(...)`` and ``@handoff.run(...)``
     """Open a run: one end-to-end pipeline execution with a time-ordered id.
 
@@ -43,7 +44,14 @@ class run:  # noqa: N801 - used as ``with handoff.run(...)`` and ``@handoff.run(
     ``@handoff.run("invoice")`` opens a new run per call.
     """
 
-    def __init__(self, name: str | Callable[..., Any] | None = None, *, run_id: str | None = None, flush: bool = False, **attributes: Any) -> None:
+    def __init__(
+        self,
+        name: str | Callable[..., Any] | None = None,
+        *,
+        run_id: str | None = None,
+        flush: bool = False,
+        **attributes: Any,
+    ) -> None:
         self._fn = name if callable(name) else None
         self.name = None if callable(name) else name
         self.attributes = {str(k): str(v) for k, v in attributes.items()}
@@ -68,8 +76,12 @@ class run:  # noqa: N801 - used as ``with handoff.run(...)`` and ``@handoff.run(
         recorder = get_recorder()
         try:
             self._state = start_run(recorder, self.name or "run", self.attributes, self._join_id)
-            span = recorder.spans.start(f"handoff.run {self._state.name}", {"handoff.run_id": self._state.run_id}, self._state.start_ns)
-            self._tokens.append((span, current_run.set(self._state), otel_context.attach(trace.set_span_in_context(span))))
+            span = recorder.spans.start(
+                f"handoff.run {self._state.name}", {"handoff.run_id": self._state.run_id}, self._state.start_ns
+            )
+            self._tokens.append(
+                (span, current_run.set(self._state), otel_context.attach(trace.set_span_in_context(span)))
+            )
         except Exception as exc:  # noqa: BLE001
             recorder.capture_failed(exc)
         return self
@@ -91,7 +103,12 @@ class run:  # noqa: N801 - used as ``with handoff.run(...)`` and ``@handoff.run(
             recorder.capture_failed(capture_exc)
 
     def _fresh(self) -> "run":
-        return run(self.name or getattr(self._fn, "__qualname__", "run"), run_id=self._join_id, flush=self._flush, **self.attributes)
+        return run(
+            self.name or getattr(self._fn, "__qualname__", "run"),
+            run_id=self._join_id,
+            flush=self._flush,
+            **self.attributes,
+        )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._fn is not None:
@@ -115,4 +132,3 @@ class run:  # noqa: N801 - used as ``with handoff.run(...)`` and ``@handoff.run(
                 return fn(*a, **kw)
 
         return srun
-

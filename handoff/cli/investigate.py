@@ -90,7 +90,9 @@ def render_ops(ops: list[tuple[str, str]], *, color: bool, context_words: int = 
             continue
         text = _elide_change(text, context_words)
         if color:
-            parts.append(click.style(text, fg="red", strikethrough=True) if tag == "delete" else click.style(text, fg="green"))
+            parts.append(
+                click.style(text, fg="red", strikethrough=True) if tag == "delete" else click.style(text, fg="green")
+            )
         else:
             parts.append(f"[-{text}-]" if tag == "delete" else f"{{+{text}+}}")
     return "".join(parts)
@@ -111,9 +113,15 @@ def _header(result) -> str:
 def _diff_json(result) -> dict[str, Any]:
     strip = lambda items: [{"class": i["class"], "text": i["text"]} for i in items]  # noqa: E731
     return {
-        "run_id": result.run_id, "a": str(result.a), "b": str(result.b), "identical": result.identical,
-        "format": result.format, "ops": [{"op": tag, "text": text} for tag, text in result.ops],
-        "changes": result.changes, "lost": strip(result.lost), "gained": strip(result.gained),
+        "run_id": result.run_id,
+        "a": str(result.a),
+        "b": str(result.b),
+        "identical": result.identical,
+        "format": result.format,
+        "ops": [{"op": tag, "text": text} for tag, text in result.ops],
+        "changes": result.changes,
+        "lost": strip(result.lost),
+        "gained": strip(result.gained),
     }
 
 
@@ -123,9 +131,13 @@ def _print_handoff_diff(result, constraints_only: bool, as_markdown: bool, conte
     body: list[str] = []
     if not constraints_only:
         if result.format == "json":
-            body.append(json.dumps(result.changes, indent=2, sort_keys=True) if result.changes else "(no structural change)")
+            body.append(
+                json.dumps(result.changes, indent=2, sort_keys=True) if result.changes else "(no structural change)"
+            )
         elif result.format == "text":
-            body.append(render_ops(result.ops, color=sys.stdout.isatty() and not as_markdown, context_words=context_words))
+            body.append(
+                render_ops(result.ops, color=sys.stdout.isatty() and not as_markdown, context_words=context_words)
+            )
         else:
             body.append("(content gone: compared by digest and stored constraint tokens only)")
     if as_markdown:
@@ -142,15 +154,27 @@ def _print_handoff_diff(result, constraints_only: bool, as_markdown: bool, conte
 
 def _print_run_diff(run_a: str, run_b: str, rows, as_json: bool, as_markdown: bool) -> None:
     if as_json:
-        print_json([
-            {"from": r.from_step, "to": r.to_step, "occurrence": r.occurrence, "a_handoff_id": r.a_handoff_id,
-             "b_handoff_id": r.b_handoff_id, "input": r.input, "output": r.output, "status": r.status}
-            for r in rows
-        ])
+        print_json(
+            [
+                {
+                    "from": r.from_step,
+                    "to": r.to_step,
+                    "occurrence": r.occurrence,
+                    "a_handoff_id": r.a_handoff_id,
+                    "b_handoff_id": r.b_handoff_id,
+                    "input": r.input,
+                    "output": r.output,
+                    "status": r.status,
+                }
+                for r in rows
+            ]
+        )
         return
     columns = ["#", "from → to", "A", "B", "input", "output", "status"]
-    table = [[i, f"{r.from_step or '-'} → {r.to_step}", r.a_handoff_id, r.b_handoff_id, r.input, r.output, r.status]
-             for i, r in enumerate(rows, start=1)]
+    table = [
+        [i, f"{r.from_step or '-'} → {r.to_step}", r.a_handoff_id, r.b_handoff_id, r.input, r.output, r.status]
+        for i, r in enumerate(rows, start=1)
+    ]
     if not as_markdown:
         click.echo(f"A = {run_a}\nB = {run_b}")
     _emit(table, columns, as_markdown)
@@ -158,15 +182,30 @@ def _print_run_diff(run_a: str, run_b: str, rows, as_json: bool, as_markdown: bo
 
 @click.command("diff")
 @click.argument("args", nargs=-1, required=True)
-@click.option("--runs", "compare_runs", is_flag=True, help="Compare two runs edge by edge by digest: diff --runs RUN1 RUN2.")
+@click.option(
+    "--runs", "compare_runs", is_flag=True, help="Compare two runs edge by edge by digest: diff --runs RUN1 RUN2."
+)
 @click.option("--constraints", "constraints_only", is_flag=True, help="Show only the constraint delta.")
-@click.option("--context", "context_words", default=8, show_default=True, type=click.IntRange(-1),
-              help="Unchanged words kept around each change (-1: all).")
+@click.option(
+    "--context",
+    "context_words",
+    default=8,
+    show_default=True,
+    type=click.IntRange(-1),
+    help="Unchanged words kept around each change (-1: all).",
+)
 @store_option
 @json_option
 @markdown_option
-def diff_command(args: tuple[str, ...], compare_runs: bool, constraints_only: bool, context_words: int,
-                 store_url: str | None, as_json: bool, as_markdown: bool) -> None:
+def diff_command(
+    args: tuple[str, ...],
+    compare_runs: bool,
+    constraints_only: bool,
+    context_words: int,
+    store_url: str | None,
+    as_json: bool,
+    as_markdown: bool,
+) -> None:
     """Diff RUN_ID A [B]: A's output against B's input (add :in / :out to choose sides).
 
     With only A, diff A's own input against its output. Text gets a word-level diff, JSON a
@@ -205,14 +244,27 @@ def diff_command(args: tuple[str, ...], compare_runs: bool, constraints_only: bo
 
 @click.command("alerts")
 @since_option
-@click.option("--max-ratio", default=0.25, show_default=True, type=float, help="Alert below this output/input size ratio.")
-@click.option("--min-bytes", default=1024, show_default=True, type=click.IntRange(0), help="Ignore inputs smaller than this.")
-@click.option("--step-ratio", "step_ratios", multiple=True, metavar="STEP=RATIO", help="Per-step --max-ratio (repeatable).")
+@click.option(
+    "--max-ratio", default=0.25, show_default=True, type=float, help="Alert below this output/input size ratio."
+)
+@click.option(
+    "--min-bytes", default=1024, show_default=True, type=click.IntRange(0), help="Ignore inputs smaller than this."
+)
+@click.option(
+    "--step-ratio", "step_ratios", multiple=True, metavar="STEP=RATIO", help="Per-step --max-ratio (repeatable)."
+)
 @store_option
 @json_option
 @markdown_option
-def alerts_command(since: str, max_ratio: float, min_bytes: int, step_ratios: tuple[str, ...],
-                   store_url: str | None, as_json: bool, as_markdown: bool) -> None:
+def alerts_command(
+    since: str,
+    max_ratio: float,
+    min_bytes: int,
+    step_ratios: tuple[str, ...],
+    store_url: str | None,
+    as_json: bool,
+    as_markdown: bool,
+) -> None:
     """Compression alerts: transform steps and edges that handed on much less than they got.
 
     An agent step's own output is naturally smaller than its input and is not alerted on.
@@ -231,18 +283,40 @@ def alerts_command(since: str, max_ratio: float, min_bytes: int, step_ratios: tu
         alerts = find_alerts(con, since=_duration(since), max_ratio=max_ratio, min_bytes=min_bytes, step_ratios=ratios)
         details = UpstreamTexts(store, con).details_all(alerts)
     if as_json:
-        print_json([
-            {"run_id": a.run_id, "handoff_id": a.handoff_id, "parent_handoff_id": a.parent_handoff_id, "check": a.check,
-             "severity": a.severity, "status": a.status, "lost": lost, "ratio": round(a.ratio, 4)}
-            for a, lost in zip(alerts, details)
-        ])
+        print_json(
+            [
+                {
+                    "run_id": a.run_id,
+                    "handoff_id": a.handoff_id,
+                    "parent_handoff_id": a.parent_handoff_id,
+                    "check": a.check,
+                    "severity": a.severity,
+                    "status": a.status,
+                    "lost": lost,
+                    "ratio": round(a.ratio, 4),
+                }
+                for a, lost in zip(alerts, details)
+            ]
+        )
         return
     if not alerts:
         click.echo(f"no compression alerts in the last {since}")
         return
     columns = ["run", "handoff", "parent", "from → to", "alert", "severity", "ratio", "in → out", "lost"]
-    rows = [[a.run_id, a.handoff_id, a.parent_handoff_id, f"{a.from_step or '-'} → {a.to_step}", a.check, a.severity,
-             f"{a.ratio:.2f}", f"{a.input_bytes} → {a.output_bytes} B", _lost_cell(lost)] for a, lost in zip(alerts, details)]
+    rows = [
+        [
+            a.run_id,
+            a.handoff_id,
+            a.parent_handoff_id,
+            f"{a.from_step or '-'} → {a.to_step}",
+            a.check,
+            a.severity,
+            f"{a.ratio:.2f}",
+            f"{a.input_bytes} → {a.output_bytes} B",
+            _lost_cell(lost),
+        ]
+        for a, lost in zip(alerts, details)
+    ]
     _emit(rows, columns, as_markdown)
 
 
@@ -255,10 +329,16 @@ def _breaker(runs: int, window: str, webhook: str | None):
     return CircuitBreaker(threshold_runs=runs, window=_duration(window), webhook_url=webhook)
 
 
-breaker_runs_option = click.option("--breaker-runs", default=3, show_default=True, type=click.IntRange(1),
-                                   help="Circuit breaker: alert once when a HIGH check fails on this many runs...")
-breaker_window_option = click.option("--breaker-window", default="15m", show_default=True, metavar="DURATION",
-                                     help="...within this window.")
+breaker_runs_option = click.option(
+    "--breaker-runs",
+    default=3,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Circuit breaker: alert once when a HIGH check fails on this many runs...",
+)
+breaker_window_option = click.option(
+    "--breaker-window", default="15m", show_default=True, metavar="DURATION", help="...within this window."
+)
 
 
 def _import_plugins(modules: tuple[str, ...]) -> None:
@@ -274,19 +354,36 @@ def _import_plugins(modules: tuple[str, ...]) -> None:
 @click.command("check")
 @click.argument("run_id", required=False)
 @since_option
-@click.option("--plugin", "plugins", multiple=True, metavar="MODULE", help="Import a module that registers checks (repeatable).")
+@click.option(
+    "--plugin", "plugins", multiple=True, metavar="MODULE", help="Import a module that registers checks (repeatable)."
+)
 @click.option("--no-record", is_flag=True, help="Do not write the results to the checks table.")
 @click.option("--strict", is_flag=True, help="Exit with status 2 when any check fails.")
 @breaker_runs_option
 @breaker_window_option
-@click.option("--webhook", envvar="HANDOFF_ALERT_WEBHOOK", default=None, metavar="URL",
-              help="POST circuit-breaker alerts here as JSON (env HANDOFF_ALERT_WEBHOOK).")
+@click.option(
+    "--webhook",
+    envvar="HANDOFF_ALERT_WEBHOOK",
+    default=None,
+    metavar="URL",
+    help="POST circuit-breaker alerts here as JSON (env HANDOFF_ALERT_WEBHOOK).",
+)
 @store_option
 @json_option
 @markdown_option
-def check_command(run_id: str | None, since: str, plugins: tuple[str, ...], no_record: bool, strict: bool,
-                  breaker_runs: int, breaker_window: str, webhook: str | None,
-                  store_url: str | None, as_json: bool, as_markdown: bool) -> None:
+def check_command(
+    run_id: str | None,
+    since: str,
+    plugins: tuple[str, ...],
+    no_record: bool,
+    strict: bool,
+    breaker_runs: int,
+    breaker_window: str,
+    webhook: str | None,
+    store_url: str | None,
+    as_json: bool,
+    as_markdown: bool,
+) -> None:
     """Run the named checks on one run, or on every run in --since, and record every result.
 
     Built in: edge-constraints (every edge, parent output → child input) and
@@ -304,9 +401,15 @@ def check_command(run_id: str | None, since: str, plugins: tuple[str, ...], no_r
     _import_plugins(plugins)
     with errors_as_click():
         store, con = _open(store_url)
-        done = check_and_record(store, con, _breaker(breaker_runs, breaker_window, webhook), run_id=run_id,
-                                since=None if run_id else _duration(since), record=not no_record,
-                                progress=_progress("checking"))
+        done = check_and_record(
+            store,
+            con,
+            _breaker(breaker_runs, breaker_window, webhook),
+            run_id=run_id,
+            since=None if run_id else _duration(since),
+            record=not no_record,
+            progress=_progress("checking"),
+        )
     _print_checks(done.results, done.details, run_id, as_json, as_markdown)
     for trip in done.trips:
         click.echo(trip.message(), err=True)
@@ -316,22 +419,44 @@ def check_command(run_id: str | None, since: str, plugins: tuple[str, ...], no_r
 
 def _print_checks(results, details, run_id: str | None, as_json: bool, as_markdown: bool) -> None:
     if as_json:
-        print_json([
-            {"run_id": r.run_id, "handoff_id": r.handoff_id, "parent_handoff_id": r.parent_handoff_id, "check": r.check,
-             "severity": r.severity, "status": r.status, "lost": lost}
-            for r, lost in zip(results, details)
-        ])
+        print_json(
+            [
+                {
+                    "run_id": r.run_id,
+                    "handoff_id": r.handoff_id,
+                    "parent_handoff_id": r.parent_handoff_id,
+                    "check": r.check,
+                    "severity": r.severity,
+                    "status": r.status,
+                    "lost": lost,
+                }
+                for r, lost in zip(results, details)
+            ]
+        )
         return
     failed = [(r, lost) for r, lost in zip(results, details) if r.status == "fail"]
     runs = len({r.run_id for r in results})
-    click.echo(f"{_count(len(results), 'check')} on {_count(runs, 'run')}: {len(results) - len(failed)} passed, {len(failed)} failed")
+    click.echo(
+        f"{_count(len(results), 'check')} on {_count(runs, 'run')}: {len(results) - len(failed)} passed, {len(failed)} failed"
+    )
     # One run: every result (a pass is information). A window: only the failures.
     shown = list(zip(results, details)) if run_id else failed
     if not shown:
         return
     columns = ["run", "handoff", "parent", "from → to", "check", "severity", "status", "lost"]
-    rows = [[r.run_id, r.handoff_id, r.parent_handoff_id, f"{r.from_step or '-'} → {r.to_step}", r.check, r.severity,
-             r.status, _lost_cell(lost)] for r, lost in shown]
+    rows = [
+        [
+            r.run_id,
+            r.handoff_id,
+            r.parent_handoff_id,
+            f"{r.from_step or '-'} → {r.to_step}",
+            r.check,
+            r.severity,
+            r.status,
+            _lost_cell(lost),
+        ]
+        for r, lost in shown
+    ]
     _emit(rows, columns, as_markdown)
 
 
@@ -342,15 +467,31 @@ def _print_checks(results, details, run_id: str | None, as_json: bool, as_markdo
 @click.argument("run_id")
 @click.argument("handoff_id")
 @click.option("--since", default="365d", show_default=True, metavar="DURATION", help="Look back this far.")
-@click.option("--same", "same", multiple=True, type=click.Choice(["template", "model", "prompt_pack", "input"]),
-              help="Also require the same template, model, prompt pack or input digest (repeatable).")
-@click.option("--token", "tokens", multiple=True, metavar="TOKEN", help="Search for these lost tokens instead (repeatable).")
+@click.option(
+    "--same",
+    "same",
+    multiple=True,
+    type=click.Choice(["template", "model", "prompt_pack", "input"]),
+    help="Also require the same template, model, prompt pack or input digest (repeatable).",
+)
+@click.option(
+    "--token", "tokens", multiple=True, metavar="TOKEN", help="Search for these lost tokens instead (repeatable)."
+)
 @click.option("--where", default=None, metavar="SQL", help="An extra SQL predicate over the searched view's columns.")
 @store_option
 @json_option
 @markdown_option
-def blast_radius_command(run_id: str, handoff_id: str, since: str, same: tuple[str, ...], tokens: tuple[str, ...],
-                         where: str | None, store_url: str | None, as_json: bool, as_markdown: bool) -> None:
+def blast_radius_command(
+    run_id: str,
+    handoff_id: str,
+    since: str,
+    same: tuple[str, ...],
+    tokens: tuple[str, ...],
+    where: str | None,
+    store_url: str | None,
+    as_json: bool,
+    as_markdown: bool,
+) -> None:
     """Find every run the same fault reached: same from → to, same constraints lost.
 
     The signature comes from RUN_ID/HANDOFF_ID (a transform step's own loss, else the loss on
@@ -364,15 +505,18 @@ def blast_radius_command(run_id: str, handoff_id: str, since: str, same: tuple[s
 
     with errors_as_click():
         _store, con = _open(store_url)
-        signature, matches = blast_radius(con, run_id, handoff_id, since=_duration(since), same=same,
-                                          tokens=tokens or None, where=where)
+        signature, matches = blast_radius(
+            con, run_id, handoff_id, since=_duration(since), same=same, tokens=tokens or None, where=where
+        )
     if as_json:
         print_json([{"run_id": m.run_id, "handoff_id": m.handoff_id, "ts": m.ts} for m in matches])
         return
     lost = ", ".join(signature.lost) or "-"
-    click.echo(f"signature: {signature.from_step or '-'} → {signature.to_step} ({signature.scope}) lost {lost}"
-               + "".join(f" {column}={value}" for column, value in signature.same)
-               + (f" where {signature.where}" if signature.where else ""))
+    click.echo(
+        f"signature: {signature.from_step or '-'} → {signature.to_step} ({signature.scope}) lost {lost}"
+        + "".join(f" {column}={value}" for column, value in signature.same)
+        + (f" where {signature.where}" if signature.where else "")
+    )
     click.echo(f"{_count(len({m.run_id for m in matches}), 'run')} matched in the last {since}")
     if matches:
         _emit([[day.isoformat(), count] for day, count in counts_per_day(matches)], ["day", "runs"], as_markdown)
@@ -384,15 +528,21 @@ def blast_radius_command(run_id: str, handoff_id: str, since: str, same: tuple[s
 
 @click.command("health")
 @click.option("--since", default="7d", show_default=True, metavar="DURATION", help="Look back this far.")
-@click.option("--by", default="to", show_default=True, type=click.Choice(["to", "from", "model", "template", "prompt_pack", "kind"]),
-              help="Group by consumer step (to), producer (from) or config.")
+@click.option(
+    "--by",
+    default="to",
+    show_default=True,
+    type=click.Choice(["to", "from", "model", "template", "prompt_pack", "kind"]),
+    help="Group by consumer step (to), producer (from) or config.",
+)
 @breaker_runs_option
 @breaker_window_option
 @store_option
 @json_option
 @markdown_option
-def health_command(since: str, by: str, breaker_runs: int, breaker_window: str,
-                   store_url: str | None, as_json: bool, as_markdown: bool) -> None:
+def health_command(
+    since: str, by: str, breaker_runs: int, breaker_window: str, store_url: str | None, as_json: bool, as_markdown: bool
+) -> None:
     """Per step: runs, error and fallback rates, fallbacks by name, failing checks.
 
     Also shows the circuit breakers the recorded check results would open.
@@ -409,20 +559,42 @@ def health_command(since: str, by: str, breaker_runs: int, breaker_window: str,
         steps = step_health(con, since=window, by=by)
         trips = _breaker(breaker_runs, breaker_window, None).evaluate(failing_results(con, since=window), emit=False)
     if as_json:
-        print_json({
-            "steps": [{"step": s.step, "runs": s.runs, "handoffs": s.handoffs, "error_rate": round(s.error_rate, 4),
-                       "fallback_rate": round(s.fallback_rate, 4), "degraded_rate": round(s.degraded_rate, 4),
-                       "fallbacks": s.fallbacks, "failing_checks": s.failing_checks} for s in steps],
-            "breakers": [t.as_dict() for t in trips],
-        })
+        print_json(
+            {
+                "steps": [
+                    {
+                        "step": s.step,
+                        "runs": s.runs,
+                        "handoffs": s.handoffs,
+                        "error_rate": round(s.error_rate, 4),
+                        "fallback_rate": round(s.fallback_rate, 4),
+                        "degraded_rate": round(s.degraded_rate, 4),
+                        "fallbacks": s.fallbacks,
+                        "failing_checks": s.failing_checks,
+                    }
+                    for s in steps
+                ],
+                "breakers": [t.as_dict() for t in trips],
+            }
+        )
         return
     if not steps:
         click.echo(f"no handoffs in the last {since}")
         return
     columns = [by, "runs", "handoffs", "errors", "fallbacks", "degraded", "fallbacks by name", "failing checks"]
-    rows = [[s.step, s.runs, s.handoffs, f"{s.error_rate:.0%}", f"{s.fallback_rate:.0%}", f"{s.degraded_rate:.0%}",
-             ", ".join(f"{k} ({v})" for k, v in s.fallbacks.items()) or "-",
-             ", ".join(f"{k} ({_count(v, 'run')})" for k, v in s.failing_checks.items()) or "-"] for s in steps]
+    rows = [
+        [
+            s.step,
+            s.runs,
+            s.handoffs,
+            f"{s.error_rate:.0%}",
+            f"{s.fallback_rate:.0%}",
+            f"{s.degraded_rate:.0%}",
+            ", ".join(f"{k} ({v})" for k, v in s.fallbacks.items()) or "-",
+            ", ".join(f"{k} ({_count(v, 'run')})" for k, v in s.failing_checks.items()) or "-",
+        ]
+        for s in steps
+    ]
     _emit(rows, columns, as_markdown)
     for s in steps:
         if s.degraded_runs:
@@ -482,9 +654,17 @@ def views_command(store_url: str | None, as_json: bool) -> None:
 
     with errors_as_click():
         _store, con = _open(store_url)
-        listing = {view: [(row["column_name"], row["data_type"]) for row in query(
-            con, "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
-            [view])] for view in VIEWS}
+        listing = {
+            view: [
+                (row["column_name"], row["data_type"])
+                for row in query(
+                    con,
+                    "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+                    [view],
+                )
+            ]
+            for view in VIEWS
+        }
     if as_json:
         print_json({view: [{"name": n, "type": t} for n, t in columns] for view, columns in listing.items()})
         return
@@ -493,4 +673,12 @@ def views_command(store_url: str | None, as_json: bool) -> None:
 
 
 #: Every command this module adds to ``handoff``.
-COMMANDS = (diff_command, alerts_command, check_command, blast_radius_command, health_command, sql_command, views_command)
+COMMANDS = (
+    diff_command,
+    alerts_command,
+    check_command,
+    blast_radius_command,
+    health_command,
+    sql_command,
+    views_command,
+)

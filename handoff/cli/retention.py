@@ -121,7 +121,9 @@ def _match_text(match: dict) -> str:
 @now_option
 @full_scan_option
 @json_option
-def plan_command(store_url: str | None, policy_path: str | None, now_text: str | None, full_scan: bool, as_json: bool) -> None:
+def plan_command(
+    store_url: str | None, policy_path: str | None, now_text: str | None, full_scan: bool, as_json: bool
+) -> None:
     """Dry run: what `apply` would change, per tier and per day, in rows, objects and bytes.
 
     Example:
@@ -146,11 +148,23 @@ def plan_command(store_url: str | None, policy_path: str | None, now_text: str |
 @policy_option
 @now_option
 @full_scan_option
-@click.option("--stale-lock", default="2h", show_default=True, metavar="DURATION", help="Take over a lock whose holder is silent this long.")
+@click.option(
+    "--stale-lock",
+    default="2h",
+    show_default=True,
+    metavar="DURATION",
+    help="Take over a lock whose holder is silent this long.",
+)
 @json_option
 @click.pass_context
 def apply_command(
-    ctx: click.Context, store_url: str | None, policy_path: str | None, now_text: str | None, full_scan: bool, stale_lock: str, as_json: bool
+    ctx: click.Context,
+    store_url: str | None,
+    policy_path: str | None,
+    now_text: str | None,
+    full_scan: bool,
+    stale_lock: str,
+    as_json: bool,
 ) -> None:
     """Apply the policy once: drop expired content, rewrite days to the digest tier, delete old days.
 
@@ -169,7 +183,13 @@ def apply_command(
     with errors_as_click():
         policy, now = load_policy(policy_path), parse_now(now_text)
         try:
-            report = apply(open_existing(store_url), policy, now=now, full_scan=full_scan, stale_after_s=parse_duration(stale_lock).total_seconds())
+            report = apply(
+                open_existing(store_url),
+                policy,
+                now=now,
+                full_scan=full_scan,
+                stale_after_s=parse_duration(stale_lock).total_seconds(),
+            )
         except LockHeld as exc:
             raise LockHeldError(str(exc)) from None
         data = report.to_dict()
@@ -193,8 +213,16 @@ def _print_summary(data: dict, verb: str) -> None:
     print_table(
         ["day", "age", "rows", "held by pins", "objects deleted", "bytes deleted", "objects written", "bytes written"],
         [
-            [d["day"], f"{d['age_days']}d", " ".join(f"{k}={v}" for k, v in d["rows"].items()) or "-", d["held_by_pins"],
-             d["objects_deleted"], human_bytes(d["bytes_deleted"]), d["objects_written"], human_bytes(d["bytes_written"])]
+            [
+                d["day"],
+                f"{d['age_days']}d",
+                " ".join(f"{k}={v}" for k, v in d["rows"].items()) or "-",
+                d["held_by_pins"],
+                d["objects_deleted"],
+                human_bytes(d["bytes_deleted"]),
+                d["objects_written"],
+                human_bytes(d["bytes_written"]),
+            ]
             for d in data["days"]
         ],
     )

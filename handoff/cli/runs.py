@@ -50,8 +50,17 @@ def list_command(since: str | None, status: str | None, limit: int, store_url: s
     print_table(
         ["run", "name", "started", "duration", "status", "handoffs", "errors", "fallbacks", "attributes"],
         [
-            [r["run_id"], r["name"], r["start_ts"], human_ms(r["duration_ms"]), r["status"], r["handoffs"], r["errors"], r["fallbacks"],
-             " ".join(f"{k}={v}" for k, v in sorted(r["attributes"].items()))]
+            [
+                r["run_id"],
+                r["name"],
+                r["start_ts"],
+                human_ms(r["duration_ms"]),
+                r["status"],
+                r["handoffs"],
+                r["errors"],
+                r["fallbacks"],
+                " ".join(f"{k}={v}" for k, v in sorted(r["attributes"].items())),
+            ]
             for r in rows
         ],
     )
@@ -70,7 +79,20 @@ def _short(digest: str | None) -> str:
     return digest[:8] if digest else "-"
 
 
-_SHOW_COLUMNS = ["id", "from → to", "parent", "att", "status", "in", "out", "tokens in→out", "out/in", "duration", "sha in", "sha out"]
+_SHOW_COLUMNS = [
+    "id",
+    "from → to",
+    "parent",
+    "att",
+    "status",
+    "in",
+    "out",
+    "tokens in→out",
+    "out/in",
+    "duration",
+    "sha in",
+    "sha out",
+]
 
 
 def _show_rows(run: dict) -> list[list[str]]:
@@ -123,7 +145,9 @@ def run_markdown(run: dict) -> str:
     ]
     errors = [h for h in run["handoffs"] if h["status"] != "ok"]
     for h in errors:
-        lines.append(f"- `{h['handoff_id']}` {h['status']}: {h['error_type'] or ''} {h['error_message'] or ''}".rstrip())
+        lines.append(
+            f"- `{h['handoff_id']}` {h['status']}: {h['error_type'] or ''} {h['error_message'] or ''}".rstrip()
+        )
     return "\n".join(lines)
 
 
@@ -148,7 +172,12 @@ def show_run_command(run_id: str, store_url: str | None, as_json: bool, as_markd
         _store, con = open_views(store_url)
         run = get_run(con, run_id)
     if as_json:
-        print_json({**{k: v for k, v in run.items() if k != "handoffs"}, "handoffs": [public_record(h) for h in run["handoffs"]]})
+        print_json(
+            {
+                **{k: v for k, v in run.items() if k != "handoffs"},
+                "handoffs": [public_record(h) for h in run["handoffs"]],
+            }
+        )
     elif as_markdown:
         click.echo(run_markdown(run))
     else:
@@ -195,7 +224,10 @@ def show_content_command(run_id: str, handoff_id: str | None, side: str | None, 
                 sys.stdout.buffer.write(b"\n")
             sys.stdout.flush()
             return
-        parts = [(name, _content_or_reason(store, con, run_id, handoff_id, key)) for name, key in (("input", "in"), ("output", "out"))]
+        parts = [
+            (name, _content_or_reason(store, con, run_id, handoff_id, key))
+            for name, key in (("input", "in"), ("output", "out"))
+        ]
     for name, data in parts:
         if isinstance(data, str):
             click.echo(f"── {handoff_id} {name}: {data} ──")

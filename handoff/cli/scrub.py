@@ -14,11 +14,19 @@ from handoff.cli._options import json_option
 
 @click.command("scrub-test")
 @click.argument("source", metavar="FILE|-", type=click.File("rb"))
-@click.option("--json-payload", "as_json_payload", is_flag=True, help="Treat the input as a JSON payload (scrub string values).")
-@click.option("--entities", default=None, metavar="LIST", help="Comma list of entity types (env HANDOFF_SCRUB_ENTITIES).")
-@click.option("--allow", multiple=True, metavar="REGEX", help="A value that must survive (repeatable; env HANDOFF_SCRUB_ALLOW).")
+@click.option(
+    "--json-payload", "as_json_payload", is_flag=True, help="Treat the input as a JSON payload (scrub string values)."
+)
+@click.option(
+    "--entities", default=None, metavar="LIST", help="Comma list of entity types (env HANDOFF_SCRUB_ENTITIES)."
+)
+@click.option(
+    "--allow", multiple=True, metavar="REGEX", help="A value that must survive (repeatable; env HANDOFF_SCRUB_ALLOW)."
+)
 @click.option("--spacy-model", default=None, metavar="NAME", help="Installed spaCy NER model for PERSON and LOCATION.")
-@click.option("--threshold", default=0.5, show_default=True, type=click.FloatRange(0, 1), help="Minimum score to redact.")
+@click.option(
+    "--threshold", default=0.5, show_default=True, type=click.FloatRange(0, 1), help="Minimum score to redact."
+)
 @click.option("--scrubbed", is_flag=True, help="Print the scrubbed text instead of the findings.")
 @json_option
 def scrub_test(
@@ -66,7 +74,9 @@ def _scrubber(scrubber_cls, entities: str | None, allow: tuple[str, ...], spacy_
     """Build the scrubber the writer would build (same environment), with the flags winning."""
     key = os.environ.get("HANDOFF_SCRUB_KEY") or secrets.token_bytes(32)  # a key of its own: no warning
     entity_list = entities.split(",") if entities else None
-    return scrubber_cls.from_env(key, entities=entity_list, allow=allow, spacy_model=spacy_model, score_threshold=threshold)
+    return scrubber_cls.from_env(
+        key, entities=entity_list, allow=allow, spacy_model=spacy_model, score_threshold=threshold
+    )
 
 
 def _finding_line(text: str, finding) -> str:

@@ -80,8 +80,14 @@ def status(store_url: str | None, spool_dir: str | None, as_json: bool) -> None:
     print_table(
         ["host", "pid", "alive", "updated", "queued", *_COUNTERS],
         [
-            [p.get("host"), p.get("pid"), {True: "yes", False: "no"}.get(p.get("alive"), "?"), _age(now - p.get("updated", now)) + " ago",
-             p.get("queued"), *(p.get("counters", {}).get(name, 0) for name in _COUNTERS)]
+            [
+                p.get("host"),
+                p.get("pid"),
+                {True: "yes", False: "no"}.get(p.get("alive"), "?"),
+                _age(now - p.get("updated", now)) + " ago",
+                p.get("queued"),
+                *(p.get("counters", {}).get(name, 0) for name in _COUNTERS),
+            ]
             for p in payload["processes"]
         ],
     )
@@ -91,14 +97,19 @@ def status(store_url: str | None, spool_dir: str | None, as_json: bool) -> None:
 # -- compact -----------------------------------------------------------------------------
 
 grace_option = click.option(
-    "--grace", default="30s", show_default=True, metavar="DURATION",
+    "--grace",
+    default="30s",
+    show_default=True,
+    metavar="DURATION",
     help="Wait this long after writing merged files before deleting the small ones (lets running queries finish).",
 )
 
 
 @click.command("compact")
 @click.option("--day", default=None, metavar="YYYY-MM-DD", help="Compact only this day's partitions.")
-@click.option("--older-than", default=None, metavar="DURATION", help="Compact only partitions entirely older than this (e.g. 1d).")
+@click.option(
+    "--older-than", default=None, metavar="DURATION", help="Compact only partitions entirely older than this (e.g. 1d)."
+)
 @grace_option
 @store_option
 @json_option
@@ -131,8 +142,10 @@ def compact_command(day: str | None, older_than: str | None, grace: str, store_u
     if not results:
         click.echo("nothing to compact")
         return
-    print_table(["table", "day", "files", "rows in", "rows out", "merged into"],
-                [[r.table, r.day, r.files_in, r.rows_in, r.rows_out, r.key] for r in results])
+    print_table(
+        ["table", "day", "files", "rows in", "rows out", "merged into"],
+        [[r.table, r.day, r.files_in, r.rows_in, r.rows_out, r.key] for r in results],
+    )
 
 
 # -- fsck --------------------------------------------------------------------------------
@@ -152,17 +165,32 @@ def _upload_spool(store, spool) -> tuple[int, int]:
 
 
 @click.command("fsck")
-@click.option("--since", default=None, metavar="DURATION", help="Check only partitions this recent (e.g. 7d); default all.")
+@click.option(
+    "--since", default=None, metavar="DURATION", help="Check only partitions this recent (e.g. 7d); default all."
+)
 @click.option("--repair", is_flag=True, help="Upload the spool, remove stale temp files, compact days with duplicates.")
-@click.option("--temp-min-age", default="60s", show_default=True, metavar="DURATION",
-              help="Temp files younger than this belong to a writer at work and are left alone.")
+@click.option(
+    "--temp-min-age",
+    default="60s",
+    show_default=True,
+    metavar="DURATION",
+    help="Temp files younger than this belong to a writer at work and are left alone.",
+)
 @grace_option
 @store_option
 @spool_dir_option
 @json_option
 @click.pass_context
-def fsck_command(ctx: click.Context, since: str | None, repair: bool, temp_min_age: str, grace: str, store_url: str | None,
-                 spool_dir: str | None, as_json: bool) -> None:
+def fsck_command(
+    ctx: click.Context,
+    since: str | None,
+    repair: bool,
+    temp_min_age: str,
+    grace: str,
+    store_url: str | None,
+    spool_dir: str | None,
+    as_json: bool,
+) -> None:
     """Check the store: refs resolve and decompress, digests match, no duplicate rows, no stray temp files.
 
     Prints a summary and exits 1 when anything is wrong (including data still waiting in the
@@ -189,7 +217,9 @@ def fsck_command(ctx: click.Context, since: str | None, repair: bool, temp_min_a
         report.repaired.insert(0, f"uploaded {uploaded} spooled records")
     pending = spool.state()
     if pending.pending_batches:
-        report.problems.append(Problem("spooled", pending.directory, f"{pending.pending_batches} batches not yet in the store"))
+        report.problems.append(
+            Problem("spooled", pending.directory, f"{pending.pending_batches} batches not yet in the store")
+        )
     _print_fsck(report, store.url, as_json)
     if not report.ok:
         ctx.exit(1)
@@ -197,9 +227,18 @@ def fsck_command(ctx: click.Context, since: str | None, repair: bool, temp_min_a
 
 def _print_fsck(report, url: str, as_json: bool) -> None:
     if as_json:
-        print_json({"ok": report.ok, "files": report.files, "handoffs": report.handoffs, "refs": report.refs,
-                    "in_progress": report.in_progress, "problems": [p.__dict__ for p in report.problems],
-                    "counts": report.counts(), "repaired": report.repaired})
+        print_json(
+            {
+                "ok": report.ok,
+                "files": report.files,
+                "handoffs": report.handoffs,
+                "refs": report.refs,
+                "in_progress": report.in_progress,
+                "problems": [p.__dict__ for p in report.problems],
+                "counts": report.counts(),
+                "repaired": report.repaired,
+            }
+        )
         return
     for line in report.repaired:
         click.echo(f"repaired: {line}")

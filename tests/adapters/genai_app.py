@@ -48,10 +48,14 @@ def main(which: str, base_url: str) -> None:
     for span in seen.get_finished_spans():
         content = span_content(span)
         if content is not None and span.instrumentation_scope.name != "handoff":
-            spans.append({
-                "input": content[0][0].decode(), "output": content[1][0].decode(),
-                "trace_id": format(span.context.trace_id, "032x"), "span_id": format(span.context.span_id, "016x"),
-            })
+            spans.append(
+                {
+                    "input": content[0][0].decode(),
+                    "output": content[1][0].decode(),
+                    "trace_id": format(span.context.trace_id, "032x"),
+                    "span_id": format(span.context.span_id, "016x"),
+                }
+            )
     print(json.dumps({"run_id": run.run_id, "spans": spans}))
 
 

@@ -22,7 +22,11 @@ def test_a_messages_call_is_a_handoff_with_the_exact_bodies_and_usage(fake_model
 
     @handoff.step(to="validate")
     def validate(report: str) -> str:
-        return client.messages.create(model="claude-fake", max_tokens=64, system="Check it.", messages=MESSAGES).content[0].text
+        return (
+            client.messages.create(model="claude-fake", max_tokens=64, system="Check it.", messages=MESSAGES)
+            .content[0]
+            .text
+        )
 
     with capture() as records:
         with handoff.run("invoice") as run:
@@ -52,7 +56,11 @@ def test_a_streamed_message_is_recorded_whole_with_usage_from_its_events(fake_mo
 
 def test_an_error_status_is_recorded_as_an_error_and_the_sdk_error_reaches_the_app(fake_model):
     """A 400 from the API is a status=error handoff, and the app still gets the SDK's own exception."""
-    fake_model.reply = lambda api, request: {"_status": 400, "type": "error", "error": {"type": "invalid_request_error", "message": "max_tokens"}}
+    fake_model.reply = lambda api, request: {
+        "_status": 400,
+        "type": "error",
+        "error": {"type": "invalid_request_error", "message": "max_tokens"},
+    }
     client = _client(fake_model)
     with capture() as records:
         with pytest.raises(anthropic.BadRequestError) as raised:
@@ -60,5 +68,9 @@ def test_an_error_status_is_recorded_as_an_error_and_the_sdk_error_reaches_the_a
         records.flush()
     assert raised.value.status_code == 400
     (call,) = records.handoffs
-    assert (call.status, call.error_type, call.error_message) == ("error", "UpstreamHTTPError", "HTTP 400 from /v1/messages")
+    assert (call.status, call.error_type, call.error_message) == (
+        "error",
+        "UpstreamHTTPError",
+        "HTTP 400 from /v1/messages",
+    )
     assert call.output == fake_model.responses[0]

@@ -33,9 +33,15 @@ def test_spans_of_a_real_instrumentation_become_scrubbed_handoffs(tmp_path, inst
     store = tmp_path / "store"
     env = {**os.environ, "HANDOFF_STORE": str(store), "HANDOFF_SCRUB": "1", "HANDOFF_SCRUB_KEY": "k" * 32}
     with FakeModelServer() as server:
-        done = subprocess.run([sys.executable, str(GENAI_APP), instrumentation, server.openai_url], env=env, capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, str(GENAI_APP), instrumentation, server.openai_url],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 0, done.stderr
-        (_, _, sent), = server.requests
+        ((_, _, sent),) = server.requests
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     (span,) = seen["spans"]
 
@@ -68,13 +74,20 @@ def test_openllmetry_indexed_attributes_are_read_in_order():
     provider = _provider()
     with capture(tracer_provider=provider) as records:
         with provider.get_tracer("legacy").start_as_current_span("openai.chat") as span:
-            span.set_attributes({
-                "gen_ai.system": "openai", "gen_ai.request.model": "gpt-x",
-                "gen_ai.prompt.1.role": "user", "gen_ai.prompt.1.content": "price INV-88214",
-                "gen_ai.prompt.0.role": "system", "gen_ai.prompt.0.content": "Be exact.",
-                "gen_ai.completion.0.role": "assistant", "gen_ai.completion.0.content": "171312.00",
-                "gen_ai.usage.prompt_tokens": 12, "gen_ai.usage.completion_tokens": 3,
-            })
+            span.set_attributes(
+                {
+                    "gen_ai.system": "openai",
+                    "gen_ai.request.model": "gpt-x",
+                    "gen_ai.prompt.1.role": "user",
+                    "gen_ai.prompt.1.content": "price INV-88214",
+                    "gen_ai.prompt.0.role": "system",
+                    "gen_ai.prompt.0.content": "Be exact.",
+                    "gen_ai.completion.0.role": "assistant",
+                    "gen_ai.completion.0.content": "171312.00",
+                    "gen_ai.usage.prompt_tokens": 12,
+                    "gen_ai.usage.completion_tokens": 3,
+                }
+            )
         records.flush()
     (record,) = records.handoffs
     assert record.input == b'[{"content":"Be exact.","role":"system"},{"content":"price INV-88214","role":"user"}]'
@@ -91,10 +104,18 @@ def test_semconv_event_content_is_recorded_byte_for_byte():
         with handoff.run("invoice"):
             with provider.get_tracer("official").start_as_current_span("chat gpt-x") as span:
                 span.set_attributes({"gen_ai.provider.name": "openai", "gen_ai.operation.name": "chat"})
-                span.add_event("gen_ai.client.inference.operation.details", {"gen_ai.input.messages": messages, "gen_ai.output.messages": answer})
+                span.add_event(
+                    "gen_ai.client.inference.operation.details",
+                    {"gen_ai.input.messages": messages, "gen_ai.output.messages": answer},
+                )
         records.flush()
     (record,) = records.handoffs
-    assert (record.input, record.output, record.to_step, record.from_step) == (messages.encode(), answer.encode(), "openai.chat", "invoice")
+    assert (record.input, record.output, record.to_step, record.from_step) == (
+        messages.encode(),
+        answer.encode(),
+        "openai.chat",
+        "invoice",
+    )
 
 
 def test_spans_without_content_and_handoff_own_spans_are_not_recorded():

@@ -46,7 +46,9 @@ def _graph(flaky_validate: bool = False):
         return {"total": f"{reply.content} after rebate {rebate.invoke({'subtotal': 172000.0})}"}
 
     graph = StateGraph(Invoice)
-    graph.add_node("validate", validate, retry_policy=RetryPolicy(initial_interval=0.01, jitter=False, retry_on=ConnectionError))
+    graph.add_node(
+        "validate", validate, retry_policy=RetryPolicy(initial_interval=0.01, jitter=False, retry_on=ConnectionError)
+    )
     graph.add_node("compress", compress)
     graph.add_node("price", price)
     graph.add_edge(START, "validate")
@@ -68,7 +70,9 @@ def test_a_graph_run_records_every_node_model_and_tool_call_with_from_to_and_par
             _graph().invoke({"doc": "INV-88214"}, config={"callbacks": [handler]})
         records.flush()
     steps = _by_step(records)
-    edges = [(h.from_step, h.to_step, h.kind, h.parent_handoff_id) for h in sorted(records.handoffs, key=lambda h: h.seq)]
+    edges = [
+        (h.from_step, h.to_step, h.kind, h.parent_handoff_id) for h in sorted(records.handoffs, key=lambda h: h.seq)
+    ]
     assert edges == [
         ("invoice", "LangGraph", "agent", None),
         ("LangGraph", "validate", "agent", "hf-1"),
@@ -78,9 +82,14 @@ def test_a_graph_run_records_every_node_model_and_tool_call_with_from_to_and_par
         ("price", "rebate", "tool", "hf-4"),
     ]
     assert {h.run_id for h in records.handoffs} == {run.run_id}
-    assert steps["compress"].input == b'{"doc":"INV-88214","report":"surcharge base is the rebated subtotal per 7.2(b)"}'
+    assert (
+        steps["compress"].input == b'{"doc":"INV-88214","report":"surcharge base is the rebated subtotal per 7.2(b)"}'
+    )
     assert steps["compress"].output == b'{"brief":"freight surcharge: 9.1% (clause 7.2)"}'
-    assert steps["FakeListChatModel"].input == b'[{"content":"Price it.","role":"system"},{"content":"freight surcharge: 9.1% (clause 7.2)","role":"human"}]'
+    assert (
+        steps["FakeListChatModel"].input
+        == b'[{"content":"Price it.","role":"system"},{"content":"freight surcharge: 9.1% (clause 7.2)","role":"human"}]'
+    )
     assert steps["FakeListChatModel"].output == b"total 171312.00"
     assert (steps["rebate"].input, steps["rebate"].output) == (b'{"subtotal":172000.0}', b"155660.0")
     assert steps["price"].output == b'{"total":"total 171312.00 after rebate 155660.0"}'
@@ -92,7 +101,10 @@ def test_a_node_retried_by_langgraph_is_attempt_two_of_the_same_edge():
         _graph(flaky_validate=True).invoke({"doc": "INV-88214"}, config={"callbacks": [HandoffCallbackHandler()]})
         records.flush()
     validates = [h for h in sorted(records.handoffs, key=lambda h: h.seq) if h.to_step == "validate"]
-    assert [(h.status, h.attempt, h.error_type) for h in validates] == [("error", 1, "ConnectionError"), ("ok", 2, None)]
+    assert [(h.status, h.attempt, h.error_type) for h in validates] == [
+        ("error", 1, "ConnectionError"),
+        ("ok", 2, None),
+    ]
     assert validates[1].retry_of == validates[0].handoff_id
     assert _by_step(records)["compress"].parent_handoff_id == validates[1].handoff_id
 

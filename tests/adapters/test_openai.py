@@ -11,7 +11,10 @@ import handoff
 from handoff.adapters import openai as handoff_openai
 from handoff.testing import capture
 
-MESSAGES = [{"role": "system", "content": "Price the invoice."}, {"role": "user", "content": "freight surcharge: 9.1% (clause 7.2)"}]
+MESSAGES = [
+    {"role": "system", "content": "Price the invoice."},
+    {"role": "user", "content": "freight surcharge: 9.1% (clause 7.2)"},
+]
 
 
 def test_each_call_records_the_exact_request_and_response_bodies(fake_model):
@@ -42,7 +45,9 @@ def test_a_streamed_response_is_recorded_whole_with_its_usage(fake_model):
     """Streaming still hands chunks to the app one by one; the record holds the whole event stream and the final usage."""
     client = openai.OpenAI(base_url=fake_model.openai_url, api_key="test", http_client=handoff_openai.http_client())
     with capture() as records:
-        stream = client.chat.completions.create(model="fake-1", messages=MESSAGES, stream=True, stream_options={"include_usage": True})
+        stream = client.chat.completions.create(
+            model="fake-1", messages=MESSAGES, stream=True, stream_options={"include_usage": True}
+        )
         text = "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
         records.flush()
     (call,) = records.handoffs
@@ -62,7 +67,9 @@ def test_sdk_retries_are_attempts_of_one_handoff(fake_model):
         return {"error": {"message": "overloaded"}, "_status": 503} if calls["n"] == 1 else "ok"
 
     fake_model.reply = flaky
-    client = openai.OpenAI(base_url=fake_model.openai_url, api_key="test", max_retries=1, http_client=handoff_openai.http_client())
+    client = openai.OpenAI(
+        base_url=fake_model.openai_url, api_key="test", max_retries=1, http_client=handoff_openai.http_client()
+    )
     with capture() as records:
         with handoff.run("invoice"):
             client.with_options(timeout=10).chat.completions.create(model="fake-1", messages=MESSAGES)
@@ -77,7 +84,9 @@ def test_the_async_client_is_recorded_too(fake_model):
     """AsyncOpenAI with the async client records the same handoff as the sync one."""
 
     async def call() -> str:
-        client = openai.AsyncOpenAI(base_url=fake_model.openai_url, api_key="test", http_client=handoff_openai.async_http_client())
+        client = openai.AsyncOpenAI(
+            base_url=fake_model.openai_url, api_key="test", http_client=handoff_openai.async_http_client()
+        )
         reply = await client.chat.completions.create(model="fake-1", messages=MESSAGES)
         return reply.choices[0].message.content
 
@@ -85,12 +94,18 @@ def test_the_async_client_is_recorded_too(fake_model):
         assert asyncio.run(call()) == "echo: freight surcharge: 9.1% (clause 7.2)"
         records.flush()
     (record,) = records.handoffs
-    assert (record.to_step, record.input, record.model) == ("openai.chat.completions", fake_model.requests[0][2], "fake-1")
+    assert (record.to_step, record.input, record.model) == (
+        "openai.chat.completions",
+        fake_model.requests[0][2],
+        "fake-1",
+    )
 
 
 def test_propagate_false_keeps_headers_off_the_wire(fake_model):
     """With propagate=False nothing about the run is sent to the model provider."""
-    client = openai.OpenAI(base_url=fake_model.openai_url, api_key="test", http_client=handoff_openai.http_client(propagate=False))
+    client = openai.OpenAI(
+        base_url=fake_model.openai_url, api_key="test", http_client=handoff_openai.http_client(propagate=False)
+    )
     with capture():
         client.chat.completions.create(model="fake-1", messages=MESSAGES)
     headers = {k.lower() for k in fake_model.requests[0][1]}

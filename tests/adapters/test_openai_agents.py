@@ -18,19 +18,48 @@ def chat_tool_call(request: dict, name: str, arguments: dict) -> dict:
     """A chat.completion asking for one function call."""
     call = {"id": f"call_{name}", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
     return {
-        "id": "chatcmpl-tool", "object": "chat.completion", "created": 1764400000, "model": request["model"],
-        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": None, "tool_calls": [call]}}],
+        "id": "chatcmpl-tool",
+        "object": "chat.completion",
+        "created": 1764400000,
+        "model": request["model"],
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "tool_calls",
+                "message": {"role": "assistant", "content": None, "tool_calls": [call]},
+            }
+        ],
         "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
     }
 
 
 def responses_tool_call(request: dict, name: str, arguments: dict) -> dict:
     """A Responses API response asking for one function call."""
-    call = {"type": "function_call", "id": f"fc_{name}", "call_id": f"call_{name}", "name": name, "arguments": json.dumps(arguments), "status": "completed"}
+    call = {
+        "type": "function_call",
+        "id": f"fc_{name}",
+        "call_id": f"call_{name}",
+        "name": name,
+        "arguments": json.dumps(arguments),
+        "status": "completed",
+    }
     return {
-        "id": "resp_tool", "object": "response", "created_at": 1764400000, "model": request["model"], "status": "completed",
-        "output": [call], "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
-        "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15, "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}},
+        "id": "resp_tool",
+        "object": "response",
+        "created_at": 1764400000,
+        "model": request["model"],
+        "status": "completed",
+        "output": [call],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": 10,
+            "output_tokens": 5,
+            "total_tokens": 15,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
     }
 
 
@@ -44,7 +73,9 @@ def script(api: str, request: dict):
     """Triage hands off to the pricer; the pricer calls the rebate tool, then answers."""
     if api == "responses":
         instructions, items, make_call = request.get("instructions", ""), request["input"], responses_tool_call
-        rebated = any(item.get("call_id") == "call_rebate" and item.get("type") == "function_call_output" for item in items)
+        rebated = any(
+            item.get("call_id") == "call_rebate" and item.get("type") == "function_call_output" for item in items
+        )
     else:
         instructions, items, make_call = request["messages"][0]["content"], request["messages"], chat_tool_call
         rebated = any(m.get("tool_call_id") == "call_rebate" for m in items)

@@ -27,8 +27,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "constraints"
-CLASSES = ("number", "percentage", "money", "date_time", "clause_ref", "identifier", "negation",
-           "qualifier", "unit", "comparison", "list_item")
+CLASSES = (
+    "number",
+    "percentage",
+    "money",
+    "date_time",
+    "clause_ref",
+    "identifier",
+    "negation",
+    "qualifier",
+    "unit",
+    "comparison",
+    "list_item",
+)
 
 
 def load_pairs(split: str) -> list[dict]:
@@ -73,7 +84,9 @@ def run_check(store: str) -> list[dict]:
     cli = shutil.which("handoff", path=str(Path(sys.executable).parent)) or "handoff"
     out = subprocess.run(
         [cli, "check", "--since", "24h", "--json", "--store", store],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if out.returncode not in (0, 2):
         raise SystemExit(f"handoff check failed ({out.returncode}): {out.stderr.strip()}")
@@ -97,8 +110,14 @@ def detections(result: dict) -> list[Detection]:
         if isinstance(item, str):
             found.append(Detection("", item.split(":", 1)[-1], "lost", item))
         else:
-            found.append(Detection(item.get("class") or "", item.get("text") or item.get("token") or "",
-                                   item.get("status") or "lost", item.get("token") or ""))
+            found.append(
+                Detection(
+                    item.get("class") or "",
+                    item.get("text") or item.get("token") or "",
+                    item.get("status") or "lost",
+                    item.get("token") or "",
+                )
+            )
     return found
 
 
@@ -181,9 +200,13 @@ def table(s: Score) -> str:
     total, found = sum(s.planted.values()), sum(s.found.values())
     lines.append(f"| **all** | {found} / {total} | {found / max(total, 1):.2f} |")
     lines.append("")
-    lines.append(f"faithful rewrites flagged: {s.faithful_flagged} / {s.faithful} ({s.faithful_flagged / max(s.faithful, 1):.3f})")
-    lines.append(f"detections on loss pairs naming a planted loss: {s.detections_naming} / {s.detections} "
-                 f"({s.detections_naming / max(s.detections, 1):.2f})")
+    lines.append(
+        f"faithful rewrites flagged: {s.faithful_flagged} / {s.faithful} ({s.faithful_flagged / max(s.faithful, 1):.3f})"
+    )
+    lines.append(
+        f"detections on loss pairs naming a planted loss: {s.detections_naming} / {s.detections} "
+        f"({s.detections_naming / max(s.detections, 1):.2f})"
+    )
     return "\n".join(lines)
 
 
@@ -200,7 +223,9 @@ def main(argv: list[str] | None = None) -> None:
     """Command line: print the table for one split (and, with --verbose, what was missed or stray)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="heldout", choices=("dev", "heldout", "all"))
-    parser.add_argument("--verbose", action="store_true", help="also list misses, stray detections and flagged faithful pairs")
+    parser.add_argument(
+        "--verbose", action="store_true", help="also list misses, stray detections and flagged faithful pairs"
+    )
     args = parser.parse_args(argv)
     s = evaluate(args.split)
     print(f"split: {args.split}")

@@ -63,7 +63,11 @@ def _cells(path: Path) -> list[str]:
     out = []
     for column in pq.read_table(path).to_pylist():
         for value in column.values():
-            out.append(value.decode("utf-8", "replace") if isinstance(value, bytes) else json.dumps(value, default=str, ensure_ascii=False))
+            out.append(
+                value.decode("utf-8", "replace")
+                if isinstance(value, bytes)
+                else json.dumps(value, default=str, ensure_ascii=False)
+            )
     return out
 
 
@@ -85,7 +89,9 @@ def written_text(*roots: str) -> tuple[str, dict[tuple[str, str], str]]:
                         if row["side"] == "in":
                             content[(row["run_id"], row["handoff_id"])] = row["content"].decode("utf-8", "replace")
             elif path.suffix == ".zst":
-                parts.append(zstandard.ZstdDecompressor().decompress(data, max_output_size=1 << 30).decode("utf-8", "replace"))
+                parts.append(
+                    zstandard.ZstdDecompressor().decompress(data, max_output_size=1 << 30).decode("utf-8", "replace")
+                )
             else:
                 parts.append(data.decode("utf-8", "replace"))
     return "\n".join(parts), content
@@ -176,7 +182,9 @@ def main(argv: list[str] | None = None) -> None:
     """Command line: print the table for one split (and, with --verbose, every leak and eaten value)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="heldout", choices=("dev", "heldout", "all"))
-    parser.add_argument("--verbose", action="store_true", help="also list leaks, eaten values and changed PII-free texts")
+    parser.add_argument(
+        "--verbose", action="store_true", help="also list leaks, eaten values and changed PII-free texts"
+    )
     args = parser.parse_args(argv)
     s = evaluate(args.split)
     print(f"split: {args.split}")

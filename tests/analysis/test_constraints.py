@@ -33,72 +33,109 @@ def test_version_and_classes_are_the_stored_contract():
     """The writer stores version 1 tokens, and every token's class is one of the ten named classes."""
     assert CONSTRAINTS_VERSION == 1
     assert CONSTRAINT_CLASSES == (
-        "number", "percent", "money", "date", "time", "clause", "id", "negation", "qualifier", "unit")
+        "number",
+        "percent",
+        "money",
+        "date",
+        "time",
+        "clause",
+        "id",
+        "negation",
+        "qualifier",
+        "unit",
+    )
     assert {token.split(":", 1)[0] for token in extract_constraints(VALIDATOR)} <= set(CONSTRAINT_CLASSES)
 
 
-@pytest.mark.parametrize(("text", "tokens"), [
-    ("Batch 4417 scored 0.50 on 1,250 samples", ["number:0.5", "number:1250", "number:4417"]),
-    ("ratio 007 and 10.0", ["number:10", "number:7"]),
-    ("9.1% and 9.1 percent and 9.10 pct and 9.1 per cent", ["percent:9.1"]),
-    ("$172,000.00, USD 172000, 172,000 USD and 172000 dollars", ["money:USD172000.00"]),
-    ("€1.200,50 and EUR 1200.5", ["money:EUR1200.50"]),
-    ("$1.2M, £250 and ¥900", ["money:GBP250.00", "money:JPY900.00", "money:USD1200000.00"]),
-    ("2026-03-11, March 11, 2026, 11 March 2026, Mar 11 2026, 03/11/2026", ["date:2026-03-11"]),
-    ("due in June 2026, or on March 11", ["date:--03-11", "date:2026-06"]),
-    ("14:30, 2:30 pm, 2:30 p.m.", ["time:14:30"]),
-    ("14:30 UTC, 14:30:00Z, 9 a.m. EST, 09:00+01:00", ["time:09:00+01:00", "time:09:00EST", "time:14:30Z"]),
-    ("7.2(b), §7.2(b), clause 7.2(b)", ["clause:7.2(b)"]),
-    ("section 4.1, Art. 12, Schedule B", ["clause:4.1", "clause:art.12", "clause:schedule.b"]),
-    ("sections 4.1, 4.2 and 4.3", ["clause:4.1", "clause:4.2", "clause:4.3"]),
-    ("INV-88214, PO-2231-A, adapter_no_query_v2, us-east-1",
-     ["id:INV-88214", "id:PO-2231-A", "id:adapter_no_query_v2", "id:us-east-1"]),
-    ("run 3F2A1C4E-9B7D-4E2A-8C1F-0A1B2C3D4E5F digest 9f86d081884c7d659a2feaa0c55ad015",
-     ["id:3f2a1c4e-9b7d-4e2a-8c1f-0a1b2c3d4e5f", "id:9f86d081884c7d659a2feaa0c55ad015"]),
-    ("the step orchestrator.compress_v3 ran", ["id:orchestrator.compress_v3"]),
-    ("refund <EMAIL_ADDRESS:3f2a1c> on <PHONE_NUMBER:9b1e44>", [
-        "id:<EMAIL_ADDRESS:3f2a1c>", "id:<PHONE_NUMBER:9b1e44>"]),
-    ("models GPT-4o and claude-3-5-sonnet, tool v1.2.3 and 1.2.3", [
-        "id:1.2.3", "id:GPT-4o", "id:claude-3-5-sonnet"]),
-    ("340 lines, 2,200 tokens, 15 kg, 30 days, 1 day", [
-        "unit:1 day", "unit:15 kg", "unit:2200 tokens", "unit:30 days", "unit:340 lines"]),
-    ("a 2,200-token report, 340 billable lines, 200ms", ["unit:200 ms", "unit:2200 tokens", "unit:340 lines"]),
-])
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("Batch 4417 scored 0.50 on 1,250 samples", ["number:0.5", "number:1250", "number:4417"]),
+        ("ratio 007 and 10.0", ["number:10", "number:7"]),
+        ("9.1% and 9.1 percent and 9.10 pct and 9.1 per cent", ["percent:9.1"]),
+        ("$172,000.00, USD 172000, 172,000 USD and 172000 dollars", ["money:USD172000.00"]),
+        ("€1.200,50 and EUR 1200.5", ["money:EUR1200.50"]),
+        ("$1.2M, £250 and ¥900", ["money:GBP250.00", "money:JPY900.00", "money:USD1200000.00"]),
+        ("2026-03-11, March 11, 2026, 11 March 2026, Mar 11 2026, 03/11/2026", ["date:2026-03-11"]),
+        ("due in June 2026, or on March 11", ["date:--03-11", "date:2026-06"]),
+        ("14:30, 2:30 pm, 2:30 p.m.", ["time:14:30"]),
+        ("14:30 UTC, 14:30:00Z, 9 a.m. EST, 09:00+01:00", ["time:09:00+01:00", "time:09:00EST", "time:14:30Z"]),
+        ("7.2(b), §7.2(b), clause 7.2(b)", ["clause:7.2(b)"]),
+        ("section 4.1, Art. 12, Schedule B", ["clause:4.1", "clause:art.12", "clause:schedule.b"]),
+        ("sections 4.1, 4.2 and 4.3", ["clause:4.1", "clause:4.2", "clause:4.3"]),
+        (
+            "INV-88214, PO-2231-A, adapter_no_query_v2, us-east-1",
+            ["id:INV-88214", "id:PO-2231-A", "id:adapter_no_query_v2", "id:us-east-1"],
+        ),
+        (
+            "run 3F2A1C4E-9B7D-4E2A-8C1F-0A1B2C3D4E5F digest 9f86d081884c7d659a2feaa0c55ad015",
+            ["id:3f2a1c4e-9b7d-4e2a-8c1f-0a1b2c3d4e5f", "id:9f86d081884c7d659a2feaa0c55ad015"],
+        ),
+        ("the step orchestrator.compress_v3 ran", ["id:orchestrator.compress_v3"]),
+        (
+            "refund <EMAIL_ADDRESS:3f2a1c> on <PHONE_NUMBER:9b1e44>",
+            ["id:<EMAIL_ADDRESS:3f2a1c>", "id:<PHONE_NUMBER:9b1e44>"],
+        ),
+        (
+            "models GPT-4o and claude-3-5-sonnet, tool v1.2.3 and 1.2.3",
+            ["id:1.2.3", "id:GPT-4o", "id:claude-3-5-sonnet"],
+        ),
+        (
+            "340 lines, 2,200 tokens, 15 kg, 30 days, 1 day",
+            ["unit:1 day", "unit:15 kg", "unit:2200 tokens", "unit:30 days", "unit:340 lines"],
+        ),
+        ("a 2,200-token report, 340 billable lines, 200ms", ["unit:200 ms", "unit:2200 tokens", "unit:340 lines"]),
+    ],
+)
 def test_each_class_yields_its_exact_tokens(text, tokens):
     """Numbers, percentages, money, dates, times, clauses, identifiers and units come out as exact tokens."""
     assert extract_constraints(text) == tokens
 
 
-@pytest.mark.parametrize(("text", "tokens"), [
-    ("Do not retry.", ["negation:not retry"]),
-    ("Never exceed the cap.", ["negation:not exceed the cap"]),
-    ("Agents must not share customer data with vendors.", ["negation:not share customer data"]),
-    ("No refunds.", ["negation:no refunds"]),
-    ("Don't ship without approval from finance.", ["negation:not ship", "negation:without approval"]),
-    ("**Never** exceed the cap.", ["negation:not exceed the cap"]),
-    ("Do not\r\nretry.", ["negation:not retry"]),
-])
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("Do not retry.", ["negation:not retry"]),
+        ("Never exceed the cap.", ["negation:not exceed the cap"]),
+        ("Agents must not share customer data with vendors.", ["negation:not share customer data"]),
+        ("No refunds.", ["negation:no refunds"]),
+        ("Don't ship without approval from finance.", ["negation:not ship", "negation:without approval"]),
+        ("**Never** exceed the cap.", ["negation:not exceed the cap"]),
+        ("Do not\r\nretry.", ["negation:not retry"]),
+    ],
+)
 def test_negations_are_bound_to_what_they_negate(text, tokens):
     """A negation's token carries the few words it negates, with every spelling of "not" the same."""
     assert extract_constraints(text) == tokens
 
 
-@pytest.mark.parametrize(("text", "tokens"), [
-    ("surcharge base is the rebated subtotal per 7.2(b)",
-     ["clause:7.2(b)", "qualifier:base is the rebated subtotal", "qualifier:per 7.2(b)"]),
-    ("per clause 7.2(b)", ["clause:7.2(b)", "qualifier:per 7.2(b)"]),
-    ("Pay no later than 2026-03-31.", ["date:2026-03-31", "qualifier:no later than 2026-03-31"]),
-    ("Keep at least 3 replicas.", ["qualifier:at least 3 replicas", "unit:3 replicas"]),
-    ("Keep no fewer than 3 replicas.", ["qualifier:at least 3 replicas", "unit:3 replicas"]),
-    ("Retry at most 3 times.", ["number:3", "qualifier:at most 3"]),
-    ("Approve unless the customer has a signed waiver on file.", [
-        "qualifier:unless the customer has a signed waiver"]),
-    ("Totals excluding VAT, including freight, based on the rebated subtotal.", [
-        "qualifier:based on the rebated subtotal", "qualifier:excluding vat", "qualifier:including freight"]),
-    ("Ship only if approved, except for returns.", ["qualifier:except for returns", "qualifier:only if approved"]),
-    ("Rebate applies only if the order exceeds $50,000.00.", [
-        "money:USD50000.00", "qualifier:only if the order exceeds USD50000.00"]),
-])
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        (
+            "surcharge base is the rebated subtotal per 7.2(b)",
+            ["clause:7.2(b)", "qualifier:base is the rebated subtotal", "qualifier:per 7.2(b)"],
+        ),
+        ("per clause 7.2(b)", ["clause:7.2(b)", "qualifier:per 7.2(b)"]),
+        ("Pay no later than 2026-03-31.", ["date:2026-03-31", "qualifier:no later than 2026-03-31"]),
+        ("Keep at least 3 replicas.", ["qualifier:at least 3 replicas", "unit:3 replicas"]),
+        ("Keep no fewer than 3 replicas.", ["qualifier:at least 3 replicas", "unit:3 replicas"]),
+        ("Retry at most 3 times.", ["number:3", "qualifier:at most 3"]),
+        (
+            "Approve unless the customer has a signed waiver on file.",
+            ["qualifier:unless the customer has a signed waiver"],
+        ),
+        (
+            "Totals excluding VAT, including freight, based on the rebated subtotal.",
+            ["qualifier:based on the rebated subtotal", "qualifier:excluding vat", "qualifier:including freight"],
+        ),
+        ("Ship only if approved, except for returns.", ["qualifier:except for returns", "qualifier:only if approved"]),
+        (
+            "Rebate applies only if the order exceeds $50,000.00.",
+            ["money:USD50000.00", "qualifier:only if the order exceeds USD50000.00"],
+        ),
+    ],
+)
 def test_qualifiers_carry_their_object_normalized(text, tokens):
     """A qualifier's token is its canonical trigger plus a capped, lower-cased object with atoms normalized."""
     assert extract_constraints(text) == tokens
@@ -108,21 +145,25 @@ def test_longer_sentence_yields_the_same_capped_qualifier():
     """The same qualifier in a longer sentence gives the same token, so a reworded tail is not a loss."""
     short = extract_constraints("surcharge base is the rebated subtotal.")
     longer = extract_constraints(
-        "Note that the surcharge base is the rebated subtotal, as agreed, and the rebate is applied first.")
+        "Note that the surcharge base is the rebated subtotal, as agreed, and the rebate is applied first."
+    )
     also = extract_constraints("Surcharge base is the rebated subtotal and never the gross amount.")
     assert short == longer == ["qualifier:base is the rebated subtotal"]
     assert also == ["negation:not the gross amount", "qualifier:base is the rebated subtotal"]
 
 
-@pytest.mark.parametrize("variants", [
-    ("9.5%", "9.5 percent", "9.50%", "9.5 pct"),
-    ("2026-03-11", "March 11, 2026", "11 March 2026", "Mar 11 2026", "03/11/2026", "11th of March 2026"),
-    ("§7.2(b)", "clause 7.2(b)", "7.2(b)", "Section 7.2(b)"),
-    ("$172,000.00", "USD 172000", "172000 USD", "USD 172,000", "$172k"),
-    ("14:30", "2:30 pm", "2:30PM", "14:30:00"),
-    ("2,200 tokens", "2200 tokens", "2,200-token"),
-    ("do not retry", "Do NOT retry", "never retry", "don't retry", "cannot retry"),
-])
+@pytest.mark.parametrize(
+    "variants",
+    [
+        ("9.5%", "9.5 percent", "9.50%", "9.5 pct"),
+        ("2026-03-11", "March 11, 2026", "11 March 2026", "Mar 11 2026", "03/11/2026", "11th of March 2026"),
+        ("§7.2(b)", "clause 7.2(b)", "7.2(b)", "Section 7.2(b)"),
+        ("$172,000.00", "USD 172000", "172000 USD", "USD 172,000", "$172k"),
+        ("14:30", "2:30 pm", "2:30PM", "14:30:00"),
+        ("2,200 tokens", "2200 tokens", "2,200-token"),
+        ("do not retry", "Do NOT retry", "never retry", "don't retry", "cannot retry"),
+    ],
+)
 def test_the_same_constraint_written_differently_gives_one_token(variants):
     """Each spelling of the same constraint yields the same single token, so reformatting is not a loss."""
     tokens = {tuple(extract_constraints(text)) for text in variants}
@@ -135,7 +176,14 @@ def test_spans_are_not_double_counted_as_numbers():
     text = "9.1% of $172,000.00 on 2026-03-11 at 14:30 per §7.2(b) for INV-88214 over 340 lines"
     assert [c.token for c in find_constraints(text) if c.cls == "number"] == []
     assert [c.cls for c in find_constraints(text) if c.cls != "qualifier"] == [
-        "percent", "money", "date", "time", "clause", "id", "unit"]
+        "percent",
+        "money",
+        "date",
+        "time",
+        "clause",
+        "id",
+        "unit",
+    ]
 
 
 def test_plain_prose_and_list_numbering_yield_nothing():
@@ -157,16 +205,21 @@ def test_extraction_never_raises_on_arbitrary_input():
     alphabet = "0123456789 ,.:;/-$€£%§()MarchJanSectionnotno_AZ\n\t'’*İ\xa0"
     for _ in range(500):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 120)))
-        assert all(text[c.start:c.end] == c.text for c in find_constraints(text))
+        assert all(text[c.start : c.end] == c.text for c in find_constraints(text))
         assert isinstance(extract_constraints(bytes(rng.randrange(256) for _ in range(120))), list)
 
 
 def test_a_constraint_does_not_depend_on_what_is_near_it():
     """Lettered references give the same tokens with or without digits nearby."""
     assert extract_constraints("Section IV applies per Schedule B.") == [
-        "clause:schedule.b", "qualifier:per schedule.b"]
+        "clause:schedule.b",
+        "qualifier:per schedule.b",
+    ]
     assert extract_constraints("Section IV applies per Schedule B; fee 5%.") == [
-        "clause:schedule.b", "percent:5", "qualifier:per schedule.b"]
+        "clause:schedule.b",
+        "percent:5",
+        "qualifier:per schedule.b",
+    ]
 
 
 def test_find_constraints_reports_text_and_offsets_in_order():
@@ -193,8 +246,12 @@ def test_extract_returns_sorted_unique_tokens():
 
 def test_far_apart_constraints_are_found_as_if_alone():
     """Constraints separated by long prose are found exactly as in their own short texts."""
-    pieces = ["Invoice INV-88214 is due March 11, 2026.", "Do not retry adapter_no_query_v2.",
-              "Surcharge base is the rebated subtotal per 7.2(b).", "Schedule B caps it at 9.1%."]
+    pieces = [
+        "Invoice INV-88214 is due March 11, 2026.",
+        "Do not retry adapter_no_query_v2.",
+        "Surcharge base is the rebated subtotal per 7.2(b).",
+        "Schedule B caps it at 9.1%.",
+    ]
     filler = " The team met to discuss the roadmap and agreed on the next steps." * 40
     joined = filler.join(pieces)
     assert extract_constraints(joined) == sorted({t for piece in pieces for t in extract_constraints(piece)})
@@ -208,7 +265,7 @@ def test_the_reference_incident_loses_the_clause_and_the_base_qualifier():
         ("qualifier", "qualifier:per 7.2(b)", "per 7.2(b)"),
         ("clause", "clause:7.2(b)", "7.2(b)"),
     ]
-    assert VALIDATOR[lost[2].start:lost[2].end] == "7.2(b)"
+    assert VALIDATOR[lost[2].start : lost[2].end] == "7.2(b)"
 
 
 def test_lost_constraints_reports_each_token_once_at_its_first_occurrence():
@@ -252,23 +309,25 @@ def test_corpus_precision_and_recall_per_class():
     assert len(CASES) >= 80
     assert all(tp + fn >= 5 for tp, _fp, fn in scores.values())
     assert {cls: _ratio(tp, tp + fp) >= 0.9 for cls, (tp, fp, _fn) in scores.items()} == dict.fromkeys(
-        CONSTRAINT_CLASSES, True)
+        CONSTRAINT_CLASSES, True
+    )
     assert {cls: _ratio(tp, tp + fn) >= 0.9 for cls, (tp, _fp, fn) in scores.items()} == dict.fromkeys(
-        CONSTRAINT_CLASSES, True)
+        CONSTRAINT_CLASSES, True
+    )
 
 
 def test_reformatting_controls_lose_nothing():
     """Children that only reformat their parent's constraints report no loss at all."""
     controls = [case for case in CASES if not case["lost"]]
     assert len(controls) >= 20
-    assert {case["name"]: [c.token for c in lost_constraints(case["parent"], case["child"])]
-            for case in controls} == {case["name"]: [] for case in controls}
+    assert {case["name"]: [c.token for c in lost_constraints(case["parent"], case["child"])] for case in controls} == {
+        case["name"]: [] for case in controls
+    }
 
 
 def test_paraphrases_are_a_known_limit():
     """Rewording a constraint in other words still reads as a loss: matching is by token, not meaning."""
-    found = {case["name"]: [c.token for c in lost_constraints(case["parent"], case["child"])]
-             for case in PARAPHRASES}
+    found = {case["name"]: [c.token for c in lost_constraints(case["parent"], case["child"])] for case in PARAPHRASES}
     print(f"\nparaphrase pairs flagged (not scored): {sum(bool(v) for v in found.values())}/{len(found)}")
     assert found == {
         "payment-terms-paraphrased": ["negation:not paid", "qualifier:per month"],

@@ -61,7 +61,9 @@ def test_benchmark_prompts_match_whole_text_extraction(seed):
 
 def test_real_documents_match_whole_text_extraction():
     """The repository's markdown and the system's license texts get the same tokens cached as whole."""
-    paths = sorted(_REPO.glob("*.md")) + sorted(_REPO.glob("*/*.md")) + sorted(Path("/usr/share/common-licenses").glob("*"))
+    paths = (
+        sorted(_REPO.glob("*.md")) + sorted(_REPO.glob("*/*.md")) + sorted(Path("/usr/share/common-licenses").glob("*"))
+    )
     texts = [path.read_text(encoding="utf-8", errors="replace") for path in paths if path.is_file()]
     assert len(texts) >= 3
     _assert_same(texts)
@@ -70,14 +72,109 @@ def test_real_documents_match_whole_text_extraction():
 # Words and marks that constraints continue across spaces and line breaks with: months, units,
 # codes, zones, clause references, list markers, trigger phrases, openers, table bars.
 _FRAGMENTS = [
-    "5", "12", "2026", "1.", "2)", "7.2(b)", "9.5", "$", "$5", "€1.200,50", "USD", "EUR", "Dollars", "thousand",
-    "March", "Mar.", "Sept.", "of", "5th", "p.m.", "pm", "AM", "UTC", "CEST", "+01:00", "12:30", "10:00:00",
-    "Section", "sections", "Sec.", "Art.", "Schedule", "IV", "B", "L-0001", "L", "Q", "H", "K", "KB", "kg",
-    "items", "business", "days", "big", "per", "cent", "Percent", "%", "no", "not", "more", "than", "at",
-    "least", "up", "to", "and", "or", ",", ".", ";", ":", "(", ")", "[", "]", '"', "*", "_", "-", "–", "&",
-    "/", ">", "<", "|", "can't", "without", "unless", "the", "us-east-1", "a1b2c3d4", "INV-88214", "snake_case",
-    "2026-03-11", "03/11/2026", "US", "§§", "5k", "Z", "a", "minimum", "June", "unit", "line", "qty",
-    "$1,232.63", "$43,142.05", "$007.5", "$1234567.00", "$1,23", "$5.123",
+    "5",
+    "12",
+    "2026",
+    "1.",
+    "2)",
+    "7.2(b)",
+    "9.5",
+    "$",
+    "$5",
+    "€1.200,50",
+    "USD",
+    "EUR",
+    "Dollars",
+    "thousand",
+    "March",
+    "Mar.",
+    "Sept.",
+    "of",
+    "5th",
+    "p.m.",
+    "pm",
+    "AM",
+    "UTC",
+    "CEST",
+    "+01:00",
+    "12:30",
+    "10:00:00",
+    "Section",
+    "sections",
+    "Sec.",
+    "Art.",
+    "Schedule",
+    "IV",
+    "B",
+    "L-0001",
+    "L",
+    "Q",
+    "H",
+    "K",
+    "KB",
+    "kg",
+    "items",
+    "business",
+    "days",
+    "big",
+    "per",
+    "cent",
+    "Percent",
+    "%",
+    "no",
+    "not",
+    "more",
+    "than",
+    "at",
+    "least",
+    "up",
+    "to",
+    "and",
+    "or",
+    ",",
+    ".",
+    ";",
+    ":",
+    "(",
+    ")",
+    "[",
+    "]",
+    '"',
+    "*",
+    "_",
+    "-",
+    "–",
+    "&",
+    "/",
+    ">",
+    "<",
+    "|",
+    "can't",
+    "without",
+    "unless",
+    "the",
+    "us-east-1",
+    "a1b2c3d4",
+    "INV-88214",
+    "snake_case",
+    "2026-03-11",
+    "03/11/2026",
+    "US",
+    "§§",
+    "5k",
+    "Z",
+    "a",
+    "minimum",
+    "June",
+    "unit",
+    "line",
+    "qty",
+    "$1,232.63",
+    "$43,142.05",
+    "$007.5",
+    "$1234567.00",
+    "$1,23",
+    "$5.123",
 ]
 _GAPS = [" ", " ", " ", "\n", "\n", "\n\n", "  ", "\t", "\n ", " \n", "|", " | ", "\r\n", ""]
 
@@ -85,23 +182,30 @@ _GAPS = [" ", " ", " ", "\n", "\n", "\n\n", "  ", "\t", "\n ", " \n", "|", " | "
 def test_random_fragment_texts_match_whole_text_extraction():
     """Texts built to put constraints across every kind of cut get the same tokens cached as whole."""
     rng = random.Random(20261129)
-    texts = ["".join(rng.choice(_FRAGMENTS) + rng.choice(_GAPS) for _ in range(rng.randint(1, 14))) for _ in range(4000)]
+    texts = [
+        "".join(rng.choice(_FRAGMENTS) + rng.choice(_GAPS) for _ in range(rng.randint(1, 14))) for _ in range(4000)
+    ]
     _assert_same(texts)
 
 
-@pytest.mark.parametrize(("text", "tokens"), [
-    ("Fee: 5\nitems per order", ["qualifier:per order", "unit:5 items"]),
-    ("Paid on 5\nMarch 2026", ["date:2026-03-05"]),
-    ("See Art.\nIV here", ["clause:art.iv"]),
-    ("q|$5\x00|$7\x00|8|", ["money:USD5.00", "money:USD7.00", "number:8"]),
-    ("Ends 5 p.m.\nUTC sharp", ["time:17:00Z"]),
-    ("Never go\n(no more than 5 items)", ["negation:not go", "qualifier:at most 5 items", "unit:5 items"]),
-    ("| line   $43,142.05\nL-0002 | qty  3 |", ["id:L-0002", "money:USD43142.05", "number:3"]),
-    ("| per $5 |", ["money:USD5.00", "qualifier:per USD5.00"]),
-    ("Total $12,345.6\n|\n1. first", ["money:USD12345.60"]),
-    ("Ends 5 p.m.\nUTC sharp\nsee Sec.\nIV or Sec.\nIvy 7.2(b)\nApplies at 5%\nMonthly",
-     ["clause:7.2(b)", "percent:5", "time:17:00Z"]),
-])
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("Fee: 5\nitems per order", ["qualifier:per order", "unit:5 items"]),
+        ("Paid on 5\nMarch 2026", ["date:2026-03-05"]),
+        ("See Art.\nIV here", ["clause:art.iv"]),
+        ("q|$5\x00|$7\x00|8|", ["money:USD5.00", "money:USD7.00", "number:8"]),
+        ("Ends 5 p.m.\nUTC sharp", ["time:17:00Z"]),
+        ("Never go\n(no more than 5 items)", ["negation:not go", "qualifier:at most 5 items", "unit:5 items"]),
+        ("| line   $43,142.05\nL-0002 | qty  3 |", ["id:L-0002", "money:USD43142.05", "number:3"]),
+        ("| per $5 |", ["money:USD5.00", "qualifier:per USD5.00"]),
+        ("Total $12,345.6\n|\n1. first", ["money:USD12345.60"]),
+        (
+            "Ends 5 p.m.\nUTC sharp\nsee Sec.\nIV or Sec.\nIvy 7.2(b)\nApplies at 5%\nMonthly",
+            ["clause:7.2(b)", "percent:5", "time:17:00Z"],
+        ),
+    ],
+)
 def test_constraints_across_lines_and_cells_are_found_once_cached(text, tokens):
     """A constraint continued on the next line, or a table cell's amount, gives the same token cached or not."""
     assert extract_constraints(text) == tokens
@@ -132,7 +236,8 @@ def test_threads_extracting_together_get_whole_text_tokens():
     for thread in threads:
         thread.join()
     assert {worker: got for worker, got in results.items()} == {
-        worker: expected[worker:] + expected[:worker] for worker in range(4)}
+        worker: expected[worker:] + expected[:worker] for worker in range(4)
+    }
 
 
 def test_amount_cells_read_directly_keep_two_decimals():

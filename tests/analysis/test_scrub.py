@@ -22,7 +22,11 @@ from handoff.analysis.scrub import DEFAULT_ENTITIES, PII_ENTITIES, Finding, Scru
 CORPUS = pathlib.Path(__file__).resolve().parent.parent / "data" / "scrub_corpus"
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
 # The loose files are the first corpus (regression cases); dev/ and heldout/ are the evaluation splits.
-PAYLOADS = {path.name: path.read_text() for path in sorted(CORPUS.glob("*.*")) if path.suffix in (".txt", ".json") and path.name != "manifest.json"}
+PAYLOADS = {
+    path.name: path.read_text()
+    for path in sorted(CORPUS.glob("*.*"))
+    if path.suffix in (".txt", ".json") and path.name != "manifest.json"
+}
 KEY = "test-scrub-key"
 
 
@@ -32,11 +36,7 @@ def token(entity: str, value: str, key: str = KEY) -> str:
 
 
 def occurrences(value: str) -> list[tuple[str, int, int]]:
-    return [
-        (name, start, start + len(value))
-        for name, text in PAYLOADS.items()
-        for start in _find_all(text, value)
-    ]
+    return [(name, start, start + len(value)) for name, text in PAYLOADS.items() for start in _find_all(text, value)]
 
 
 def _find_all(text: str, value: str) -> list[int]:
@@ -101,13 +101,17 @@ def test_corpus_plants_every_entity_type_and_every_value_is_present():
 
 def test_recall_per_entity_type_is_complete_and_no_lower_than_stock_presidio(scrubber):
     """Every planted value of every type is found, and no type does worse than stock Presidio (table with -s)."""
-    ours, ours_eaten = recall_and_keep({name: [(f.start, f.end) for f in scrubber.analyze(text)] for name, text in PAYLOADS.items()})
+    ours, ours_eaten = recall_and_keep(
+        {name: [(f.start, f.end) for f in scrubber.analyze(text)] for name, text in PAYLOADS.items()}
+    )
     stock, stock_eaten = recall_and_keep(stock_presidio_spans())
     print(f"\n{'entity':16} {'handoff':>8} {'stock':>8}")
     for entity in MANIFEST["planted"]:
         print(f"{entity:16} {'%d/%d' % ours[entity]:>8} {'%d/%d' % stock[entity]:>8}")
     keep = len(MANIFEST["keep"])
-    print(f"{'keep survives':16} {'%d/%d' % (keep - len(ours_eaten), keep):>8} {'%d/%d' % (keep - len(stock_eaten), keep):>8}")
+    print(
+        f"{'keep survives':16} {'%d/%d' % (keep - len(ours_eaten), keep):>8} {'%d/%d' % (keep - len(stock_eaten), keep):>8}"
+    )
     assert {entity: hit for entity, (hit, total) in ours.items()} == {e: len(v) for e, v in MANIFEST["planted"].items()}
     assert all(ours[entity][0] >= stock[entity][0] for entity in ours)
 
@@ -149,7 +153,10 @@ def test_generated_pii_that_stock_presidio_finds_is_found_too(scrubber):
     words = "the invoice amount due please contact regarding order refund call mail from to at on".split()
     missed = []
     for _ in range(400):
-        line = " ".join(" ".join(rng.sample(words, 3)) + " " + _generated_pii(rng) + rng.choice(["", ",", ".", ";"]) for _ in range(rng.randint(1, 3)))
+        line = " ".join(
+            " ".join(rng.sample(words, 3)) + " " + _generated_pii(rng) + rng.choice(["", ",", ".", ";"])
+            for _ in range(rng.randint(1, 3))
+        )
         ours = scrubber.analyze(line)
         for result in analyzer.analyze(line, language="en", entities=list(PII_ENTITIES)):
             if result.score >= 0.5 or result.entity_type == "PHONE_NUMBER":
@@ -214,9 +221,15 @@ def test_pseudonyms_are_keyed_hmac_tokens_consistent_across_calls_and_instances(
     first, second = Scrubber(KEY), Scrubber(KEY.encode())
     assert first.scrub_text(text) == expected
     assert first.scrub_text(text) == expected
-    assert second.scrub_text("cc: dana.whitfield@northwind-logistics.com") == f"cc: {token('EMAIL_ADDRESS', 'dana.whitfield@northwind-logistics.com')}"
+    assert (
+        second.scrub_text("cc: dana.whitfield@northwind-logistics.com")
+        == f"cc: {token('EMAIL_ADDRESS', 'dana.whitfield@northwind-logistics.com')}"
+    )
     other = Scrubber("another-key").scrub_text(text)
-    assert other == f"Contact {token('EMAIL_ADDRESS', 'dana.whitfield@northwind-logistics.com', 'another-key')} about INV-88214."
+    assert (
+        other
+        == f"Contact {token('EMAIL_ADDRESS', 'dana.whitfield@northwind-logistics.com', 'another-key')} about INV-88214."
+    )
     assert other != expected
 
 
@@ -233,12 +246,19 @@ def test_secret_is_replaced_but_its_key_name_stays_readable(scrubber):
 def test_private_key_block_is_one_finding_across_lines(scrubber):
     """A PEM private key block spanning lines becomes a single token; the lines around it are kept."""
     block = "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oo4Ck6Ylq4uC\n-----END EC PRIVATE KEY-----"
-    assert scrubber.scrub_text(f"key:\n{block}\nversion v2.3.1") == f"key:\n{token('PRIVATE_KEY', block)}\nversion v2.3.1"
+    assert (
+        scrubber.scrub_text(f"key:\n{block}\nversion v2.3.1") == f"key:\n{token('PRIVATE_KEY', block)}\nversion v2.3.1"
+    )
 
 
 def test_json_payload_scrubs_string_values_and_secret_keys_and_reserializes_canonically(scrubber):
     """JSON string values are scrubbed, values under secret keys are replaced whole, numbers are kept."""
-    payload = {"user": {"password": "x1y2z3", "email": "li.chen@fabrikam.de", "api_key": "crm_live_0a1b2c3d"}, "total": "$1,200.00", "lines": 340, "max_tokens": 400}
+    payload = {
+        "user": {"password": "x1y2z3", "email": "li.chen@fabrikam.de", "api_key": "crm_live_0a1b2c3d"},
+        "total": "$1,200.00",
+        "lines": 340,
+        "max_tokens": 400,
+    }
     scrubbed = scrubber.scrub_bytes(json.dumps(payload, indent=2).encode(), "application/json")
     expected = {
         "lines": 340,
@@ -258,13 +278,19 @@ def test_non_utf8_octet_stream_is_returned_as_is_and_text_bytes_survive(scrubber
     binary = b"\x89PNG\r\n\x1a\n\xff\xfe li.chen@fabrikam.de"
     assert scrubber.scrub_bytes(binary, "application/octet-stream") == binary
     assert scrubber.scrub_bytes(b"\xff total $5.00", "text/plain; charset=utf-8") == b"\xff total $5.00"
-    assert scrubber.scrub_bytes(b"li.chen@fabrikam.de", "application/octet-stream") == token("EMAIL_ADDRESS", "li.chen@fabrikam.de").encode()
+    assert (
+        scrubber.scrub_bytes(b"li.chen@fabrikam.de", "application/octet-stream")
+        == token("EMAIL_ADDRESS", "li.chen@fabrikam.de").encode()
+    )
 
 
 def test_unicode_and_crlf_text_keeps_every_other_character(scrubber):
     """Only the finding changes: accents, emoji and Windows line endings around it are kept as they were."""
     text = "Grüße von Jürgen 😀\r\nmail jürgen.müller@fabrikam.de\r\nStraße 5, 9.1%\r\n"
-    assert scrubber.scrub_text(text) == f"Grüße von Jürgen 😀\r\nmail {token('EMAIL_ADDRESS', 'jürgen.müller@fabrikam.de')}\r\nStraße 5, 9.1%\r\n"
+    assert (
+        scrubber.scrub_text(text)
+        == f"Grüße von Jürgen 😀\r\nmail {token('EMAIL_ADDRESS', 'jürgen.müller@fabrikam.de')}\r\nStraße 5, 9.1%\r\n"
+    )
 
 
 def test_one_scrubber_shared_by_threads_gives_the_same_output(scrubber):
@@ -281,7 +307,13 @@ def test_long_tokens_without_spaces_do_not_stall_scrubbing(scrubber):
     context lookup take minutes) scrub in seconds, and a real email after them is still found."""
     rng = random.Random(3)
     colons = "".join(rng.choice("://@a:") for _ in range(80_000))  # thousands of IPv6-like results on one line
-    blobs = ["pass" + ".a-b" * 25_000, "token " + "x." * 30_000, "a." * 50_000 + "@b", "https://" + "a" * 50_000 + ":" + "b" * 50_000, colons]
+    blobs = [
+        "pass" + ".a-b" * 25_000,
+        "token " + "x." * 30_000,
+        "a." * 50_000 + "@b",
+        "https://" + "a" * 50_000 + ":" + "b" * 50_000,
+        colons,
+    ]
     started = time.perf_counter()
     scrubbed = [scrubber.scrub_text(blob + " li.chen@fabrikam.de") for blob in blobs]
     assert time.perf_counter() - started < 15
@@ -292,9 +324,19 @@ def test_entity_list_allow_list_and_custom_recognizers_are_configurable():
     """Only configured entities are redacted, allow-listed values survive, and config regexes add entities."""
     text = "mail ops@contoso-freight.co.uk, call +1 415-555-0134, employee EMP-004211"
     only_email = Scrubber(KEY, entities=["EMAIL_ADDRESS"])
-    assert only_email.scrub_text(text) == f"mail {token('EMAIL_ADDRESS', 'ops@contoso-freight.co.uk')}, call +1 415-555-0134, employee EMP-004211"
-    allowing = Scrubber(KEY, allow=[r"ops@contoso-freight\.co\.uk"], recognizers=[{"name": "EmployeeId", "entity": "EMPLOYEE_ID", "regex": r"\bEMP-\d{6}\b", "score": 0.9}])
-    assert allowing.scrub_text(text) == f"mail ops@contoso-freight.co.uk, call {token('PHONE_NUMBER', '+1 415-555-0134')}, employee {token('EMPLOYEE_ID', 'EMP-004211')}"
+    assert (
+        only_email.scrub_text(text)
+        == f"mail {token('EMAIL_ADDRESS', 'ops@contoso-freight.co.uk')}, call +1 415-555-0134, employee EMP-004211"
+    )
+    allowing = Scrubber(
+        KEY,
+        allow=[r"ops@contoso-freight\.co\.uk"],
+        recognizers=[{"name": "EmployeeId", "entity": "EMPLOYEE_ID", "regex": r"\bEMP-\d{6}\b", "score": 0.9}],
+    )
+    assert (
+        allowing.scrub_text(text)
+        == f"mail ops@contoso-freight.co.uk, call {token('PHONE_NUMBER', '+1 415-555-0134')}, employee {token('EMPLOYEE_ID', 'EMP-004211')}"
+    )
     assert allowing.analyze("employee EMP-004211") == [Finding("EMPLOYEE_ID", 9, 19, 0.9, "EmployeeId", "EMP-004211")]
 
 
@@ -326,7 +368,9 @@ def test_from_env_reads_key_entities_and_allow_list(monkeypatch):
     assert scrubber.scrub_text(text) == (
         f"from noreply@contoso-freight.co.uk and ops42@fabrikam.de to {token('EMAIL_ADDRESS', 'li.chen@fabrikam.de')}, password=hunter2xyz"
     )
-    assert Scrubber.from_env(key="configured").scrub_text("li.chen@fabrikam.de") == token("EMAIL_ADDRESS", "li.chen@fabrikam.de", "configured")
+    assert Scrubber.from_env(key="configured").scrub_text("li.chen@fabrikam.de") == token(
+        "EMAIL_ADDRESS", "li.chen@fabrikam.de", "configured"
+    )
 
 
 def test_bad_environment_values_are_logged_and_defaults_used(monkeypatch, caplog):
@@ -336,7 +380,10 @@ def test_bad_environment_values_are_logged_and_defaults_used(monkeypatch, caplog
     with caplog.at_level("WARNING", logger="handoff.scrub"):
         scrubber = Scrubber.from_env(key=KEY)
     assert scrubber.entities == DEFAULT_ENTITIES
-    assert [record.getMessage().split(":")[0] for record in caplog.records] == ["ignoring HANDOFF_SCRUB_ENTITIES", "ignoring HANDOFF_SCRUB_ALLOW pattern '(unclosed'"]
+    assert [record.getMessage().split(":")[0] for record in caplog.records] == [
+        "ignoring HANDOFF_SCRUB_ENTITIES",
+        "ignoring HANDOFF_SCRUB_ALLOW pattern '(unclosed'",
+    ]
 
 
 def test_without_a_key_one_warning_is_logged_per_process():

@@ -14,8 +14,30 @@ from bench.results import figure, not_measured, render_markdown
 from bench.suite import Task, run_task
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-FIGURE_KEYS = {"id", "section", "name", "value", "unit", "baseline", "baseline_name", "ratio", "target", "met", "note", "details"}
-OWN_TASKS = ["hot_path_10kb", "hot_path_paused", "hot_path_down", "ingest_off", "queries", "storage", "peer", "peer_throughput"]
+FIGURE_KEYS = {
+    "id",
+    "section",
+    "name",
+    "value",
+    "unit",
+    "baseline",
+    "baseline_name",
+    "ratio",
+    "target",
+    "met",
+    "note",
+    "details",
+}
+OWN_TASKS = [
+    "hot_path_10kb",
+    "hot_path_paused",
+    "hot_path_down",
+    "ingest_off",
+    "queries",
+    "storage",
+    "peer",
+    "peer_throughput",
+]
 
 
 @pytest.fixture(scope="module")
@@ -24,8 +46,23 @@ def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Compl
     out = tmp_path_factory.mktemp("bench-out")
     only = [arg for task in OWN_TASKS for arg in ("--only", task)]
     done = subprocess.run(
-        [sys.executable, "-m", "bench", "--quick", "--sizes", "tiny", "--out", str(out), "--work", str(out / "work"), *only],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "bench",
+            "--quick",
+            "--sizes",
+            "tiny",
+            "--out",
+            str(out),
+            "--work",
+            str(out / "work"),
+            *only,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     return done, out
 
@@ -51,9 +88,16 @@ def test_quick_run_measures_every_own_figure(tiny_run) -> None:
     _done, out = tiny_run
     figures = {entry["id"]: entry for entry in json.loads((out / "results.json").read_text())["figures"]}
     expected = {
-        "hot_path.median_10kb", "hot_path.median_10kb_writer_paused", "hot_path.p99_10kb_store_down", "ingest.scrub_off_per_s",
-        "queries.runs_show_query_ms", "queries.runs_show_cli_s", "storage.digest_bytes_per_handoff",
-        "storage.content_fraction", "peer.per_call_10kb", "peer.throughput",
+        "hot_path.median_10kb",
+        "hot_path.median_10kb_writer_paused",
+        "hot_path.p99_10kb_store_down",
+        "ingest.scrub_off_per_s",
+        "queries.runs_show_query_ms",
+        "queries.runs_show_cli_s",
+        "storage.digest_bytes_per_handoff",
+        "storage.content_fraction",
+        "peer.per_call_10kb",
+        "peer.throughput",
     }
     assert expected <= set(figures)
     unmeasured = {fid: figures[fid]["note"] for fid in expected if figures[fid]["value"] is None}
@@ -84,7 +128,9 @@ def test_figure_without_a_target_is_never_reported_as_met() -> None:
 
 def test_missing_module_becomes_a_not_measured_figure() -> None:
     """A section whose module does not exist yet is reported as not measured, saying why, instead of failing the run."""
-    task = Task("nothing", "9. Nothing", "no_such_module", expects=[("nothing.x", "9. Nothing", "x", "s", ("value", "<", 1.0))])
+    task = Task(
+        "nothing", "9. Nothing", "no_such_module", expects=[("nothing.x", "9. Nothing", "x", "s", ("value", "<", 1.0))]
+    )
     [entry] = run_task(task, "tiny", "/tmp")
     assert entry["value"] is None
     assert entry["met"] is False
@@ -93,7 +139,9 @@ def test_missing_module_becomes_a_not_measured_figure() -> None:
 
 def test_raising_section_becomes_a_not_measured_figure() -> None:
     """A section that raises is reported as not measured with the exception, and the suite carries on."""
-    task = Task("broken", "9. Broken", "results", function="not_measured", expects=[("broken.x", "9. Broken", "x", "s", None)])
+    task = Task(
+        "broken", "9. Broken", "results", function="not_measured", expects=[("broken.x", "9. Broken", "x", "s", None)]
+    )
     [entry] = run_task(task, "tiny", "/tmp")
     assert entry["id"] == "broken.x"
     assert entry["note"].startswith("not measured: raised TypeError: not_measured() missing")
@@ -102,7 +150,12 @@ def test_raising_section_becomes_a_not_measured_figure() -> None:
 def test_not_measured_figure_keeps_its_target() -> None:
     """A figure that could not be measured still shows the target it is held to, marked not met."""
     entry = not_measured("q", "3", "lookup", "ms", "no store", ("value", "<=", 30))
-    assert (entry["value"], entry["target"], entry["met"], entry["note"]) == (None, "value <= 30", False, "not measured: no store")
+    assert (entry["value"], entry["target"], entry["met"], entry["note"]) == (
+        None,
+        "value <= 30",
+        False,
+        "not measured: no store",
+    )
 
 
 def test_corpus_is_deterministic_and_repeats_its_templates() -> None:

@@ -33,7 +33,14 @@ def test_sync_step_records_exact_input_output_and_digests():
     assert h.output == b"SURCHARGE BASE IS THE REBATED SUBTOTAL PER 7.2(B)"
     assert h.input_sha256 == hashlib.sha256(h.input).hexdigest()
     assert h.output_sha256 == hashlib.sha256(h.output).hexdigest()
-    assert (h.to_step, h.kind, h.status, h.attempt, h.model, h.template) == ("validate", "agent", "ok", 1, "m-1", "prompts/v.j2@abc123")
+    assert (h.to_step, h.kind, h.status, h.attempt, h.model, h.template) == (
+        "validate",
+        "agent",
+        "ok",
+        1,
+        "m-1",
+        "prompts/v.j2@abc123",
+    )
     assert h.input_content_type == "text/plain; charset=utf-8"
 
 
@@ -196,7 +203,10 @@ def test_content_match_gives_parent_and_from():
     steps = by_to(records)
     assert steps["validate"].parent_handoff_id is None
     assert steps["validate"].from_step == "invoice"
-    assert (steps["compress"].parent_handoff_id, steps["compress"].from_step) == (steps["validate"].handoff_id, "validate")
+    assert (steps["compress"].parent_handoff_id, steps["compress"].from_step) == (
+        steps["validate"].handoff_id,
+        "validate",
+    )
     assert (steps["price"].parent_handoff_id, steps["price"].from_step) == (steps["compress"].handoff_id, "compress")
     assert [h.handoff_id for h in sorted(records.handoffs, key=lambda h: h.seq)] == ["hf-1", "hf-2", "hf-3"]
     assert {h.run_id for h in records.handoffs} == {run.run_id}
@@ -263,8 +273,14 @@ def test_content_match_inside_a_step_beats_nesting():
     with capture() as records, handoff.run("invoice"):
         orchestrate("invoice text")
     steps = by_to(records)
-    assert (steps["extract"].parent_handoff_id, steps["extract"].from_step) == (steps["orchestrator"].handoff_id, "orchestrator")
-    assert (steps["validate"].parent_handoff_id, steps["validate"].from_step) == (steps["extract"].handoff_id, "extract")
+    assert (steps["extract"].parent_handoff_id, steps["extract"].from_step) == (
+        steps["orchestrator"].handoff_id,
+        "orchestrator",
+    )
+    assert (steps["validate"].parent_handoff_id, steps["validate"].from_step) == (
+        steps["extract"].handoff_id,
+        "extract",
+    )
     assert steps["validate"].fan_in == []
 
 
@@ -337,7 +353,11 @@ def test_fallback_marks_handoff_and_records_event():
     (event,) = records.events
     assert h.status == "fallback"
     assert (event.name, event.handoff_id, event.error_type, event.error_message, event.attributes) == (
-        "rag-conv-empty", h.handoff_id, "LookupError", "no conversation found", {"source": "conversations"}
+        "rag-conv-empty",
+        h.handoff_id,
+        "LookupError",
+        "no conversation found",
+        {"source": "conversations"},
     )
 
 
@@ -350,7 +370,13 @@ def test_record_context_manager_with_usage_and_config():
             h.usage(input_tokens=412, output_tokens=39)
             h.output({"total": "171312.00"})
     (rec,) = records.handoffs
-    assert (rec.from_step, rec.to_step, rec.model, rec.effort, rec.prompt_pack) == ("orchestrator.compress_v3", "price", "gpt-x", "high", "receivables@4")
+    assert (rec.from_step, rec.to_step, rec.model, rec.effort, rec.prompt_pack) == (
+        "orchestrator.compress_v3",
+        "price",
+        "gpt-x",
+        "high",
+        "receivables@4",
+    )
     assert (rec.input_tokens, rec.output_tokens) == (412, 39)
     assert rec.output == b'{"total":"171312.00"}'
 
@@ -377,7 +403,10 @@ def test_step_without_run_gets_an_implicit_run():
         solo("b")
     first, second = records.handoffs
     assert first.run_id != second.run_id
-    assert [(r.run_id, r.status) for r in records.runs if r.run_id == first.run_id] == [(first.run_id, "running"), (first.run_id, "ok")]
+    assert [(r.run_id, r.status) for r in records.runs if r.run_id == first.run_id] == [
+        (first.run_id, "running"),
+        (first.run_id, "ok"),
+    ]
 
 
 def test_run_records_start_end_status_and_attributes():
@@ -387,7 +416,9 @@ def test_run_records_start_end_status_and_attributes():
             with handoff.run("invoice", invoice="INV-88214", lines=340) as run:
                 raise RuntimeError("pipeline failed")
     end = [r for r in records.runs if r.end_ns is not None]
-    assert [(r.run_id, r.name, r.status, r.attributes) for r in end] == [(run.run_id, "invoice", "error", {"invoice": "INV-88214", "lines": "340"})]
+    assert [(r.run_id, r.name, r.status, r.attributes) for r in end] == [
+        (run.run_id, "invoice", "error", {"invoice": "INV-88214", "lines": "340"})
+    ]
 
 
 def test_run_decorator_opens_a_new_run_per_call():
@@ -488,7 +519,12 @@ def test_span_per_handoff_carries_ids_not_content():
     span = next(s for s in spans.get_finished_spans() if s.name.startswith("handoff ") and "->" in s.name)
     attrs = dict(span.attributes)
     assert span.name == "handoff r -> price"
-    assert (attrs["handoff.id"], attrs["handoff.to"], attrs["handoff.from"], attrs["gen_ai.request.model"]) == ("hf-1", "price", "r", "gpt-x")
+    assert (attrs["handoff.id"], attrs["handoff.to"], attrs["handoff.from"], attrs["gen_ai.request.model"]) == (
+        "hf-1",
+        "price",
+        "r",
+        "gpt-x",
+    )
     assert attrs["handoff.input.sha256"] == h.input_sha256
     assert (h.trace_id, h.span_id) == (format(span.context.trace_id, "032x"), format(span.context.span_id, "016x"))
     assert not any("SECRET" in str(value) for value in attrs.values())

@@ -81,7 +81,9 @@ def service_b(tmp_path):
     """Service B running in its own process, recording into the same store as this test (service A)."""
     store = tmp_path / "store"
     env = {**os.environ, "HANDOFF_STORE": str(store), "HANDOFF_SCRUB": "0"}
-    service = subprocess.Popen([sys.executable, str(SERVICE_B)], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    service = subprocess.Popen(
+        [sys.executable, str(SERVICE_B)], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         port = int(service.stdout.readline())
         handoff.configure(store=str(store), scrub=False)
@@ -99,7 +101,9 @@ def test_service_b_called_over_http_joins_service_a_run(service_b):
 
     @handoff.step(to="price", from_="orchestrator.compress_v3")
     def price(brief: str) -> str:
-        request = urllib.request.Request(f"http://127.0.0.1:{port}/price", data=brief.encode(), headers=handoff.inject({}))
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/price", data=brief.encode(), headers=handoff.inject({})
+        )
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.read().decode()
 
@@ -108,7 +112,11 @@ def test_service_b_called_over_http_joins_service_a_run(service_b):
     handoff.flush()
 
     assert answer == "total for [freight surcharge: 9.1% (clause 7.2)]: 171312.00 (checked)"
-    rows = query(connect(str(store)), "SELECT handoff_id, from_step, to_step, parent_handoff_id, trace_id, model FROM handoffs WHERE run_id = ? ORDER BY ts", [run.run_id])
+    rows = query(
+        connect(str(store)),
+        "SELECT handoff_id, from_step, to_step, parent_handoff_id, trace_id, model FROM handoffs WHERE run_id = ? ORDER BY ts",
+        [run.run_id],
+    )
     assert [(r["from_step"], r["to_step"]) for r in rows] == [
         ("orchestrator.compress_v3", "price"),
         ("price", "pricer.compute"),
@@ -126,16 +134,26 @@ def test_service_b_called_over_http_joins_service_a_run(service_b):
 def test_the_openai_adapter_propagates_the_run_to_the_model_server(service_b):
     """A model server that calls handoff.extract joins the caller's run under the adapter's handoff, with no code at the call site."""
     port, store = service_b
-    client = openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="test", http_client=handoff_openai.http_client())
+    client = openai.OpenAI(
+        base_url=f"http://127.0.0.1:{port}/v1", api_key="test", http_client=handoff_openai.http_client()
+    )
 
     @handoff.step(to="price")
     def price(brief: str) -> str:
-        return client.chat.completions.create(model="fake-pricer", messages=[{"role": "user", "content": brief}]).choices[0].message.content
+        return (
+            client.chat.completions.create(model="fake-pricer", messages=[{"role": "user", "content": brief}])
+            .choices[0]
+            .message.content
+        )
 
     with handoff.run("invoice") as run:
         assert price("freight surcharge: 9.1% (clause 7.2)") == "total 171312.00"
     handoff.flush()
-    rows = query(connect(str(store)), "SELECT handoff_id, from_step, to_step, parent_handoff_id FROM handoffs WHERE run_id = ? ORDER BY ts", [run.run_id])
+    rows = query(
+        connect(str(store)),
+        "SELECT handoff_id, from_step, to_step, parent_handoff_id FROM handoffs WHERE run_id = ? ORDER BY ts",
+        [run.run_id],
+    )
     assert [(r["from_step"], r["to_step"], r["parent_handoff_id"]) for r in rows] == [
         ("invoice", "price", None),
         ("price", "openai.chat.completions", "hf-1"),

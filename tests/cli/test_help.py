@@ -28,7 +28,7 @@ def test_every_command_help_ends_with_an_example():
         result = CliRunner().invoke(main, [*path, "--help"])
         assert result.exit_code == 0, path
         text = result.output
-        example = text[text.index("Example:"):] if "Example:" in text else ""
+        example = text[text.index("Example:") :] if "Example:" in text else ""
         assert "handoff " in example, f"`handoff {' '.join(path)} --help` has no example"
 
 

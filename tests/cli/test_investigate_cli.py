@@ -12,8 +12,11 @@ from handoff.cli.investigate import COMMANDS
 from handoff.queries import connect
 from handoff.queries.db import query
 
-LOST = [{"class": "clause", "text": "7.2(b)"}, {"class": "qualifier", "text": "base is the rebated subtotal"},
-        {"class": "qualifier", "text": "per 7.2(b)"}]
+LOST = [
+    {"class": "clause", "text": "7.2(b)"},
+    {"class": "qualifier", "text": "base is the rebated subtotal"},
+    {"class": "qualifier", "text": "per 7.2(b)"},
+]
 
 
 def _run(*args: str):
@@ -24,13 +27,27 @@ def test_check_json_is_one_object_per_result(demo_copy):
     """``check --json`` prints every result of the run, passes included, in the documented shape."""
     result = _run("check", demo_copy.incident, "--store", demo_copy.store, "--json")
     assert result.exit_code == 0
-    edge = lambda child, parent: {"run_id": demo_copy.incident, "handoff_id": child, "parent_handoff_id": parent,  # noqa: E731
-                                  "check": "edge-constraints", "severity": "HIGH", "status": "pass", "lost": []}
+    edge = lambda child, parent: {
+        "run_id": demo_copy.incident,
+        "handoff_id": child,
+        "parent_handoff_id": parent,  # noqa: E731
+        "check": "edge-constraints",
+        "severity": "HIGH",
+        "status": "pass",
+        "lost": [],
+    }
     assert json.loads(result.stdout) == [
         edge("hf-2", "hf-1"),
         edge("hf-3", "hf-2"),
-        {"run_id": demo_copy.incident, "handoff_id": "hf-3", "parent_handoff_id": None, "check": "transform-constraints",
-         "severity": "HIGH", "status": "fail", "lost": LOST},
+        {
+            "run_id": demo_copy.incident,
+            "handoff_id": "hf-3",
+            "parent_handoff_id": None,
+            "check": "transform-constraints",
+            "severity": "HIGH",
+            "status": "fail",
+            "lost": LOST,
+        },
         edge("hf-4", "hf-3"),
         edge("hf-5", "hf-4"),
     ]
@@ -40,41 +57,62 @@ def test_check_records_its_results_and_prints_a_summary(demo_copy):
     """The text output opens with the tally; the results land in the checks table."""
     result = _run("check", demo_copy.incident, "--store", demo_copy.store)
     assert result.stdout.splitlines()[0] == "5 checks on 1 run: 4 passed, 1 failed"
-    stored = query(connect(demo_copy.store), 'SELECT status, count(*) AS n FROM checks GROUP BY status ORDER BY status')
+    stored = query(connect(demo_copy.store), "SELECT status, count(*) AS n FROM checks GROUP BY status ORDER BY status")
     assert stored == [{"status": "fail", "n": 1}, {"status": "pass", "n": 4}]
 
 
 def test_check_markdown_is_a_table_for_the_ticket(demo_copy):
     """``--markdown`` prints a Markdown table with the failing compressor row."""
-    lines = _run("check", demo_copy.incident, "--store", demo_copy.store, "--markdown", "--no-record").stdout.splitlines()
+    lines = _run(
+        "check", demo_copy.incident, "--store", demo_copy.store, "--markdown", "--no-record"
+    ).stdout.splitlines()
     assert lines[1] == "| run | handoff | parent | from → to | check | severity | status | lost |"
-    assert lines[5] == (f"| {demo_copy.incident} | hf-3 | - | validate → orchestrator.compress_v3 | transform-constraints | HIGH | "
-                        "fail | clause: 7.2(b); qualifier: base is the rebated subtotal; qualifier: per 7.2(b) |")
+    assert lines[5] == (
+        f"| {demo_copy.incident} | hf-3 | - | validate → orchestrator.compress_v3 | transform-constraints | HIGH | "
+        "fail | clause: 7.2(b); qualifier: base is the rebated subtotal; qualifier: per 7.2(b) |"
+    )
 
 
 def test_check_strict_exits_2_on_a_failure(demo_copy):
     """``--strict`` lets a script stop on a failing check."""
     assert _run("check", demo_copy.incident, "--store", demo_copy.store, "--strict", "--no-record").exit_code == 2
-    assert _run("check", demo_copy.runs["INV-88209"], "--store", demo_copy.store, "--strict", "--no-record").exit_code == 0
+    assert (
+        _run("check", demo_copy.runs["INV-88209"], "--store", demo_copy.store, "--strict", "--no-record").exit_code == 0
+    )
 
 
 def test_check_trips_the_breaker_once_and_posts_the_webhook(demo_copy, webhook):
     """Two affected demo runs within minutes trip a 2-run breaker: one POST, one line on stderr."""
-    result = _run("check", "--since", "24h", "--store", demo_copy.store, "--breaker-runs", "2", "--webhook", webhook.url)
+    result = _run(
+        "check", "--since", "24h", "--store", demo_copy.store, "--breaker-runs", "2", "--webhook", webhook.url
+    )
     assert result.exit_code == 0
     assert [body["check"] for body in webhook.bodies] == ["transform-constraints"]
     assert sorted(webhook.bodies[0]["run_ids"]) == sorted([demo_copy.runs["INV-88190"], demo_copy.incident])
-    assert result.stderr.startswith("circuit breaker open: HIGH check transform-constraints failed on 2 runs within 15 minutes")
+    assert result.stderr.startswith(
+        "circuit breaker open: HIGH check transform-constraints failed on 2 runs within 15 minutes"
+    )
 
 
 def test_alerts_json_adds_the_ratio(demo):
     """``alerts --json`` has the check keys plus ``ratio``; only the incident's compressor alerts."""
     result = _run("alerts", "--store", demo.store, "--json")
-    row = query(connect(demo.store), "SELECT input_bytes, output_bytes FROM handoffs WHERE run_id = ? AND handoff_id = 'hf-3'",
-                [demo.incident])[0]
+    row = query(
+        connect(demo.store),
+        "SELECT input_bytes, output_bytes FROM handoffs WHERE run_id = ? AND handoff_id = 'hf-3'",
+        [demo.incident],
+    )[0]
     assert json.loads(result.stdout) == [
-        {"run_id": demo.incident, "handoff_id": "hf-3", "parent_handoff_id": None, "check": "compression-transform",
-         "severity": "HIGH", "status": "fail", "lost": LOST, "ratio": round(row["output_bytes"] / row["input_bytes"], 4)}
+        {
+            "run_id": demo.incident,
+            "handoff_id": "hf-3",
+            "parent_handoff_id": None,
+            "check": "compression-transform",
+            "severity": "HIGH",
+            "status": "fail",
+            "lost": LOST,
+            "ratio": round(row["output_bytes"] / row["input_bytes"], 4),
+        }
     ]
     assert json.loads(result.stdout)[0]["ratio"] == 0.1832
 
@@ -125,9 +163,21 @@ def test_diff_text_marks_the_dropped_sentence(demo):
 
 def test_diff_runs_compares_by_digest(population):
     """``diff --runs`` prints one line per matched handoff with same/changed."""
-    lines = _run("diff", "--runs", population.planted[0], population.planted[-1], "--store", population.root).stdout.splitlines()
+    lines = _run(
+        "diff", "--runs", population.planted[0], population.planted[-1], "--store", population.root
+    ).stdout.splitlines()
     assert lines[0] == f"A = {population.planted[0]}"
-    assert lines[6].split() == ["4", "orchestrator.compress_v3", "→", "price", "hf-4", "hf-4", "changed", "same", "changed"]
+    assert lines[6].split() == [
+        "4",
+        "orchestrator.compress_v3",
+        "→",
+        "price",
+        "hf-4",
+        "hf-4",
+        "changed",
+        "same",
+        "changed",
+    ]
 
 
 def test_health_prints_the_degraded_sentence(demo_copy):
@@ -139,7 +189,9 @@ def test_health_prints_the_degraded_sentence(demo_copy):
 
 def test_sql_and_views(demo):
     """``sql`` runs over the views (edges included) and ``views`` lists them with their columns."""
-    assert json.loads(_run("sql", "SELECT count(*) AS n FROM edges", "--store", demo.store, "--json").stdout) == [{"n": 20}]
+    assert json.loads(_run("sql", "SELECT count(*) AS n FROM edges", "--store", demo.store, "--json").stdout) == [
+        {"n": 20}
+    ]
     names = [line.split(":")[0] for line in _run("views", "--store", demo.store).stdout.splitlines()]
     assert names == ["handoffs", "edges", "runs", "events", "checks", "annotations", "content"]
 
@@ -150,7 +202,10 @@ def test_sql_and_views(demo):
         (["check", "run_nope"], "Error: run run_nope not found in the store"),
         (["blast-radius", "RUN", "hf-99"], "Error: handoff hf-99 not found in run RUN"),
         (["alerts", "--since", "3x"], "Error: bad duration '3x': use a number and a unit, e.g. 90s, 15m, 24h, 7d"),
-        (["sql", "SELECT nope FROM handoffs"], "Error: Binder Error: Referenced column \"nope\" not found in FROM clause!"),
+        (
+            ["sql", "SELECT nope FROM handoffs"],
+            'Error: Binder Error: Referenced column "nope" not found in FROM clause!',
+        ),
     ],
 )
 def test_errors_are_one_line(demo, args, message):
@@ -193,7 +248,11 @@ def test_plugin_modules_register_user_checks(demo, tmp_path, monkeypatch):
         result = _run("check", demo.incident, "--plugin", "team_checks", "--no-record", "--json", "--store", demo.store)
     finally:
         unregister_check("brief-under-400-tokens")
-    mine = [(r["handoff_id"], r["severity"], r["status"]) for r in json.loads(result.stdout) if r["check"] == "brief-under-400-tokens"]
+    mine = [
+        (r["handoff_id"], r["severity"], r["status"])
+        for r in json.loads(result.stdout)
+        if r["check"] == "brief-under-400-tokens"
+    ]
     assert mine == [("hf-4", "MED", "fail")]
 
 
@@ -201,7 +260,9 @@ def test_a_missing_plugin_is_one_error_line(demo):
     """A plugin that does not import is reported, not raised."""
     result = _run("check", demo.incident, "--plugin", "no_such_checks_module", "--store", demo.store)
     assert (result.exit_code, result.output.splitlines()) == (
-        1, ["Error: cannot import check module no_such_checks_module: No module named 'no_such_checks_module'"])
+        1,
+        ["Error: cannot import check module no_such_checks_module: No module named 'no_such_checks_module'"],
+    )
 
 
 def test_piped_output_has_no_progress_bar(demo):

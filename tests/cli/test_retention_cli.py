@@ -23,13 +23,18 @@ def test_show_prints_the_effective_policy():
     """`retention show --json` prints the default tiers a platform team is about to apply."""
     result = invoke("retention", "show", "--json")
     assert result.exit_code == 0
-    assert [(t["name"], t["max_age_days"]) for t in json.loads(result.output)["tiers"]] == [("full", 30), ("digest", 365)]
+    assert [(t["name"], t["max_age_days"]) for t in json.loads(result.output)["tiers"]] == [
+        ("full", 30),
+        ("digest", 365),
+    ]
 
 
 def test_show_reads_a_policy_file_and_lists_overrides(tmp_path):
     """`retention show --policy FILE` prints the file's tiers and each override's match."""
     path = tmp_path / "retention.toml"
-    path.write_text('[[tier]]\nname = "full"\nmax_age = "7d"\n[[override]]\nrun_status = "error"\ntier = "full"\nmax_age = "90d"\n')
+    path.write_text(
+        '[[tier]]\nname = "full"\nmax_age = "7d"\n[[override]]\nrun_status = "error"\ntier = "full"\nmax_age = "90d"\n'
+    )
     result = invoke("retention", "show", "--policy", str(path))
     assert result.exit_code == 0
     assert "run_status=error" in result.output and "90d" in result.output and "7d" in result.output
@@ -75,9 +80,15 @@ def test_apply_exits_1_with_one_line_on_a_bad_policy_or_time(local_store, tmp_pa
     path = tmp_path / "bad.toml"
     path.write_text('[[tier]]\nname = "full"\n')
     bad_policy = CliRunner().invoke(main, ["retention", "apply", "--store", local_store.url, "--policy", str(path)])
-    assert (bad_policy.exit_code, bad_policy.output) == (1, f"Error: bad retention policy {path}: every [[tier]] needs name and max_age\n")
+    assert (bad_policy.exit_code, bad_policy.output) == (
+        1,
+        f"Error: bad retention policy {path}: every [[tier]] needs name and max_age\n",
+    )
     bad_now = CliRunner().invoke(main, ["retention", "plan", "--store", local_store.url, "--now", "next tuesday"])
-    assert (bad_now.exit_code, bad_now.output) == (1, "Error: bad --now 'next tuesday': use an ISO timestamp such as 2027-01-15T03:00:00Z\n")
+    assert (bad_now.exit_code, bad_now.output) == (
+        1,
+        "Error: bad --now 'next tuesday': use an ISO timestamp such as 2027-01-15T03:00:00Z\n",
+    )
 
 
 def test_pin_and_unpin_commands_keep_and_release_content(local_store):
@@ -101,7 +112,11 @@ def test_runs_show_works_on_the_digest_tier(local_store):
     result = invoke("runs", "show", run, "--store", local_store.url, "--json")
     data = json.loads(result.output)
     assert result.exit_code == 0
-    assert [(h["tier"], h["input_ref"], h["input_tokens"]) for h in data["handoffs"]] == [("digest", None, 9), ("digest", None, 25), ("digest", None, 12)]
+    assert [(h["tier"], h["input_ref"], h["input_tokens"]) for h in data["handoffs"]] == [
+        ("digest", None, 9),
+        ("digest", None, 25),
+        ("digest", None, 12),
+    ]
 
 
 def test_diff_runs_answers_on_the_digest_tier(local_store):
@@ -111,12 +126,20 @@ def test_diff_runs_answers_on_the_digest_tier(local_store):
     assert set(tiers_of(local_store)[lossy]) == {"digest"}
     result = invoke("diff", "--runs", lossy, faithful, "--store", local_store.url, "--json")
     edges = [(e["to"], e["input"], e["output"]) for e in json.loads(result.output)]
-    assert edges == [("validate", "same", "same"), ("orchestrator.compress_v3", "same", "changed"), ("price", "changed", "same")]
+    assert edges == [
+        ("validate", "same", "same"),
+        ("orchestrator.compress_v3", "same", "changed"),
+        ("price", "changed", "same"),
+    ]
 
 
 def test_blast_radius_answers_on_the_digest_tier(local_store):
     """`handoff blast-radius` finds every run with the same constraint loss from digest rows alone."""
-    incident, other, clean = write_run(local_store, 40), write_run(local_store, 41), write_run(local_store, 42, lossy=False)
+    incident, other, clean = (
+        write_run(local_store, 40),
+        write_run(local_store, 41),
+        write_run(local_store, 42, lossy=False),
+    )
     invoke("retention", "apply", "--store", local_store.url, *NOW_ARG)
     assert set(tiers_of(local_store)[incident]) == {"digest"}
     result = invoke("blast-radius", incident, "hf-2", "--store", local_store.url, "--json")

@@ -139,7 +139,10 @@ def test_bad_duration_is_one_line_error(demo_store):
     """A malformed --since value is rejected with the accepted forms."""
     store, _ = demo_store
     result = invoke("runs", "list", "--since", "yesterday", "--store", store)
-    assert (result.exit_code, result.output) == (1, "Error: bad duration 'yesterday': use a number and a unit, e.g. 90s, 15m, 24h, 7d\n")
+    assert (result.exit_code, result.output) == (
+        1,
+        "Error: bad duration 'yesterday': use a number and a unit, e.g. 90s, 15m, 24h, 7d\n",
+    )
 
 
 def test_demo_command_prints_run_id_and_table(tmp_path, monkeypatch):

@@ -13,7 +13,9 @@ from tests.analysis.test_scrub import KEY, token
 def test_scrub_test_cli_lists_findings_with_entity_score_and_recognizer(tmp_path):
     """`handoff scrub-test FILE` prints one line per finding (position, entity, score, recognizer, text) and a summary."""
     path = tmp_path / "ticket.txt"
-    path.write_text("mail li.chen@fabrikam.de or call +1 415-555-0134\ninvoice INV-88214 $172,000.00 on 2026-11-29\npassword=hunter2xyz\n")
+    path.write_text(
+        "mail li.chen@fabrikam.de or call +1 415-555-0134\ninvoice INV-88214 $172,000.00 on 2026-11-29\npassword=hunter2xyz\n"
+    )
     result = CliRunner().invoke(main, ["scrub-test", str(path)])
     assert result.exit_code == 0, result.output
     assert result.output.splitlines() == [
@@ -31,7 +33,14 @@ def test_scrub_test_cli_reads_stdin_prints_scrubbed_text_and_reports_bad_flags(m
     assert (result.exit_code, result.output) == (0, f"ip {token('IP_ADDRESS', '203.0.113.42')} v2.3.1\n")
     as_json = CliRunner().invoke(main, ["scrub-test", "-", "--json"], input="ip 203.0.113.42 v2.3.1\n")
     assert json.loads(as_json.output) == [
-        {"entity": "IP_ADDRESS", "start": 3, "end": 15, "score": 0.95, "recognizer": "IpRecognizer", "text": "203.0.113.42"}
+        {
+            "entity": "IP_ADDRESS",
+            "start": 3,
+            "end": 15,
+            "score": 0.95,
+            "recognizer": "IpRecognizer",
+            "text": "203.0.113.42",
+        }
     ]
     bad = CliRunner().invoke(main, ["scrub-test", "-", "--entities", "NOPE"], input="x")
     assert bad.exit_code == 1

@@ -41,7 +41,9 @@ def test_handoff_status_shows_counters_of_other_processes_and_the_spool(tmp_path
     result = CliRunner().invoke(main, ["status", "--store", str(store), "--spool-dir", str(spool_dir), "--json"])
     payload = json.loads(result.output)
     assert (result.exit_code, payload["spool"]["pending_batches"], payload["totals"]) == (
-        0, 1, {"enqueued": 5, "written": 0, "spooled": 5, "retried": 0, "dropped": 0, "export_failures": 1}
+        0,
+        1,
+        {"enqueued": 5, "written": 0, "spooled": 5, "retried": 0, "dropped": 0, "export_failures": 1},
     )
     assert [(p["pid"], p["alive"]) for p in payload["processes"]] == [(os.getpid(), True)]
 
@@ -50,9 +52,13 @@ def test_cli_compact_reports_what_it_merged(local_store):
     """`handoff compact --day D` prints one line per merged partition and exits 0."""
     for n in range(3):
         put_file(local_store, "handoffs", "2026-11-29", n, handoff_rows(range(n, n + 1)))
-    result = CliRunner().invoke(main, ["compact", "--day", "2026-11-29", "--grace", "0s", "--store", str(local_store.root), "--json"])
+    result = CliRunner().invoke(
+        main, ["compact", "--day", "2026-11-29", "--grace", "0s", "--store", str(local_store.root), "--json"]
+    )
     assert result.exit_code == 0
-    assert [(r["table"], r["files_in"], r["rows_out"]) for r in __import__("json").loads(result.output)] == [("handoffs", 3, 9)]
+    assert [(r["table"], r["files_in"], r["rows_out"]) for r in __import__("json").loads(result.output)] == [
+        ("handoffs", 3, 9)
+    ]
 
 
 @pytest.mark.parametrize(
@@ -76,7 +82,9 @@ def test_cli_fsck_exits_nonzero_with_a_summary_when_something_is_wrong(local_sto
     result = CliRunner().invoke(main, ["fsck", "--since", "7d", "--store", str(local_store.root)])
     lines = result.output.strip().splitlines()
     assert (result.exit_code, len(lines), lines[-1]) == (
-        1, 5, f"{local_store.url}: 2 files, 2 handoffs, 4 refs checked: PROBLEMS missing-ref 4"
+        1,
+        5,
+        f"{local_store.url}: 2 files, 2 handoffs, 4 refs checked: PROBLEMS missing-ref 4",
     )
 
 

@@ -35,7 +35,12 @@ WRITER = textwrap.dedent(
 def test_four_processes_writing_at_once_store_every_row_exactly_once(s3_url, spool_dir):
     """4 processes x 1,000 handoffs into one bucket: 4,000 rows, no duplicate, every content ref resolves."""
     processes = [
-        subprocess.Popen([sys.executable, "-c", WRITER, s3_url, str(n), str(HANDOFFS)], stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, s3_url, str(n), str(HANDOFFS)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ),
+        )
         for n in range(PROCESSES)
     ]
     outputs = [process.communicate(timeout=180)[0].split() for process in processes]

@@ -79,7 +79,9 @@ def test_what_a_killed_process_spooled_is_completed_by_the_next_process(fault_pr
     failing = {**os.environ, "AWS_ENDPOINT_URL": fault_proxy.url, "HANDOFF_S3_MAX_ATTEMPTS": "1"}
     confirmed = kill_after(s3_url, 3, failing)
     assert handoffs_per_run(s3_url, confirmed) == dict.fromkeys(confirmed, 0)
-    started = subprocess.run([sys.executable, "-c", NEXT_START, s3_url], capture_output=True, text=True, env=dict(os.environ))
+    started = subprocess.run(
+        [sys.executable, "-c", NEXT_START, s3_url], capture_output=True, text=True, env=dict(os.environ)
+    )
     code, report = fsck_json(s3_url)
     assert (started.stdout.strip(), handoffs_per_run(s3_url, confirmed)) == ("True", dict.fromkeys(confirmed, 20))
     assert (code, report["counts"]) == (0, {})

@@ -48,7 +48,9 @@ def run_pipeline(count: int) -> tuple[str, list[str]]:
 
 
 @pytest.mark.parametrize("fault", ["500", "503", "reset"])
-def test_nothing_is_lost_through_an_outage_and_all_arrives_after_recovery(fault, s3_behind_proxy, s3_url, moto_endpoint, monkeypatch):
+def test_nothing_is_lost_through_an_outage_and_all_arrives_after_recovery(
+    fault, s3_behind_proxy, s3_url, moto_endpoint, monkeypatch
+):
     """During 500s, 503s or connection resets the app's results are unchanged, records are spooled, and all arrive after recovery."""
     proxy = s3_behind_proxy
     proxy.reset() if fault == "reset" else proxy.fail(int(fault))
@@ -59,7 +61,10 @@ def test_nothing_is_lost_through_an_outage_and_all_arrives_after_recovery(fault,
     assert handoff.flush(30) is True
     after = handoff.stats()
     assert results == [f"priced: brief {n}" for n in range(30)]
-    assert ((during["written"], during["spooled"], during["dropped"]), (after["written"], after["retried"], after["dropped"])) == (
+    assert (
+        (during["written"], during["spooled"], during["dropped"]),
+        (after["written"], after["retried"], after["dropped"]),
+    ) == (
         (0, 32, 0),
         (32, 32, 0),
     )

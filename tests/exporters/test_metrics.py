@@ -80,6 +80,13 @@ def test_a_full_queue_spills_to_the_spool_instead_of_dropping(fault_proxy, s3_ur
     assert handoff.flush(30) is True
     stats = handoff.stats()
     monkeypatch.setenv("AWS_ENDPOINT_URL", moto_endpoint)
-    stored = query(connect(S3ObjectStore.from_url(s3_url)), "SELECT count(*) AS n FROM handoffs WHERE run_id = ?", [run.run_id])
-    assert (stats["dropped"], stats["spooled"] == stats["retried"], stats["spooled"] >= 11, stats["written"]) == (0, True, True, 32)
+    stored = query(
+        connect(S3ObjectStore.from_url(s3_url)), "SELECT count(*) AS n FROM handoffs WHERE run_id = ?", [run.run_id]
+    )
+    assert (stats["dropped"], stats["spooled"] == stats["retried"], stats["spooled"] >= 11, stats["written"]) == (
+        0,
+        True,
+        True,
+        32,
+    )
     assert stored == [{"n": 30}]

@@ -139,7 +139,12 @@ def test_the_standard_otel_variables_turn_export_on(tmp_path, otlp_receiver):
         print(otlp.force_flush(10.0))
         """
     )
-    env = {**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": otlp_receiver.endpoint, "HANDOFF_STORE": str(tmp_path / "s"), "HANDOFF_SCRUB": "0"}
+    env = {
+        **os.environ,
+        "OTEL_EXPORTER_OTLP_ENDPOINT": otlp_receiver.endpoint,
+        "HANDOFF_STORE": str(tmp_path / "s"),
+        "HANDOFF_SCRUB": "0",
+    }
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "True", done.stderr
     assert [s["attributes"]["handoff.to"] for s in otlp_receiver.by_handoff().values()] == ["price"]

@@ -36,7 +36,9 @@ def everything_under(root: pathlib.Path) -> str:
             rows = pq.read_table(path).to_pylist()
             parts.append(json.dumps(rows, default=_decode, ensure_ascii=False))
         elif path.suffix == ".zst":
-            parts.append(zstandard.ZstdDecompressor().decompressobj().decompress(path.read_bytes()).decode("utf-8", "replace"))
+            parts.append(
+                zstandard.ZstdDecompressor().decompressobj().decompress(path.read_bytes()).decode("utf-8", "replace")
+            )
         else:
             parts.append(path.read_bytes().decode("utf-8", "replace"))
     return "\n".join(parts)
@@ -52,7 +54,13 @@ def spans(tmp_path, spool_dir):
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    handoff.configure(store=str(tmp_path / "store"), scrub_key=KEY, spool_dir=str(spool_dir), inline_limit_bytes=1024, tracer_provider=provider)
+    handoff.configure(
+        store=str(tmp_path / "store"),
+        scrub_key=KEY,
+        spool_dir=str(spool_dir),
+        inline_limit_bytes=1024,
+        tracer_provider=provider,
+    )
     yield exporter
     handoff.shutdown(10)
 
@@ -99,7 +107,9 @@ def test_no_planted_value_reaches_the_store_or_spans_and_keep_values_survive(tmp
     assert [value for value in PLANTED if value in stored] == []
     assert [value for value in MANIFEST["keep"] if value not in stored] == []
     email = token("EMAIL_ADDRESS", "dana.whitfield@northwind-logistics.com")
-    content = pq.read_table(tmp_path / "store" / "content").to_pylist() if (tmp_path / "store" / "content").exists() else []
+    content = (
+        pq.read_table(tmp_path / "store" / "content").to_pylist() if (tmp_path / "store" / "content").exists() else []
+    )
     runs_with_email = {row.get("run_id") for row in content if email in json.dumps(row, default=_decode)}
     assert len(runs_with_email) == 2
     span_text = json.dumps([dict(span.attributes or {}) for span in spans.get_finished_spans()], default=str)

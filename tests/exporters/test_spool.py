@@ -38,7 +38,9 @@ def record_handoffs(count: int, run_name: str = "spool-test", payload: str = "br
 
 def stored_handoffs(store_path: Path, run_id: str) -> int:
     """Count the handoff rows of ``run_id`` the query views see."""
-    return query(connect(LocalObjectStore(store_path)), "SELECT count(*) AS n FROM handoffs WHERE run_id = ?", [run_id])[0]["n"]
+    return query(
+        connect(LocalObjectStore(store_path)), "SELECT count(*) AS n FROM handoffs WHERE run_id = ?", [run_id]
+    )[0]["n"]
 
 
 def broken_store(tmp_path: Path) -> Path:
@@ -77,7 +79,11 @@ def test_each_store_gets_its_own_spool_directory(tmp_path):
     """Two stores sharing a spool root never see each other's batches."""
     first, second = Spool("s3://a/p", root=tmp_path), Spool("s3://b/p", root=tmp_path)
     first.put(objects(("k", b"x")), records=1)
-    assert (len(first.pending()), len(second.pending()), (first.directory / "store.txt").read_text()) == (1, 0, "s3://a/p\n")
+    assert (len(first.pending()), len(second.pending()), (first.directory / "store.txt").read_text()) == (
+        1,
+        0,
+        "s3://a/p\n",
+    )
 
 
 def test_a_full_spool_refuses_a_batch_and_writes_nothing(tmp_path):
@@ -107,7 +113,10 @@ def test_temp_files_of_dead_processes_are_cleaned(tmp_path):
     live = spool.batches / f".tmp-{os.getpid()}-abcd-2.spool"
     dead.write_bytes(b"half")
     live.write_bytes(b"half")
-    assert (spool.clean_temp(), sorted(p.name for p in spool.batches.iterdir() if p.name.startswith("."))) == (1, [live.name])
+    assert (spool.clean_temp(), sorted(p.name for p in spool.batches.iterdir() if p.name.startswith("."))) == (
+        1,
+        [live.name],
+    )
 
 
 def test_deliver_sends_batches_in_order_and_stops_at_the_first_failure(tmp_path):
@@ -203,7 +212,12 @@ def test_each_process_publishes_its_counters_for_handoff_status(tmp_path, spool_
     record_handoffs(4)
     handoff.flush(10)
     (status,) = Spool(str(store), root=spool_dir).read_statuses()
-    assert (status["pid"], status["alive"], status["counters"]["written"], status["queued"]) == (os.getpid(), True, 6, 0)
+    assert (status["pid"], status["alive"], status["counters"]["written"], status["queued"]) == (
+        os.getpid(),
+        True,
+        6,
+        0,
+    )
 
 
 def test_status_files_of_long_gone_processes_are_pruned(tmp_path):
@@ -216,5 +230,10 @@ def test_status_files_of_long_gone_processes_are_pruned(tmp_path):
     spool.write_status({"pid": os.getpid(), "host": socket.gethostname(), "updated": time.time()})
     host = socket.gethostname()
     for pid, age_s in ((999999998, 2 * 86400), (999999999, 60)):
-        (spool.status_dir / f"{host}-{pid}.json").write_text(json.dumps({"pid": pid, "host": host, "updated": time.time() - age_s}))
-    assert (spool.prune_statuses(), sorted(s["pid"] for s in spool.read_statuses())) == (1, sorted([os.getpid(), 999999999]))
+        (spool.status_dir / f"{host}-{pid}.json").write_text(
+            json.dumps({"pid": pid, "host": host, "updated": time.time() - age_s})
+        )
+    assert (spool.prune_statuses(), sorted(s["pid"] for s in spool.read_statuses())) == (
+        1,
+        sorted([os.getpid(), 999999999]),
+    )

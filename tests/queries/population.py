@@ -75,7 +75,14 @@ def _report(variant: str) -> str:
     surcharge = variant != "clean"
     fillers = 15 if variant in ("fault", "v2", "partial") else 1
     notes = ([_QUALIFIER] if surcharge else []) + [_METHOD] * fillers
-    return "VALIDATION REPORT\n\nFindings:\n" + _BULLETS + (_SURCHARGE if surcharge else "") + "\nNotes:\n" + "\n\n".join(notes) + "\n"
+    return (
+        "VALIDATION REPORT\n\nFindings:\n"
+        + _BULLETS
+        + (_SURCHARGE if surcharge else "")
+        + "\nNotes:\n"
+        + "\n\n".join(notes)
+        + "\n"
+    )
 
 
 def _brief(variant: str) -> str:
@@ -90,7 +97,9 @@ def _brief(variant: str) -> str:
 
 def _texts(variant: str) -> dict[str, str]:
     """The payload of every handoff side for one variant, with the invoice number as a placeholder."""
-    facts = json.dumps({"invoice": PLACEHOLDER, "lines": 340, "subtotal": "172000.00", "currency": "USD"}, sort_keys=True)
+    facts = json.dumps(
+        {"invoice": PLACEHOLDER, "lines": 340, "subtotal": "172000.00", "currency": "USD"}, sort_keys=True
+    )
     brief = _brief(variant)
     pricing = json.dumps({"subtotal": "172000.00", "total": "171312.00" if variant != "clean" else "155660.00"})
     return {
@@ -131,7 +140,9 @@ def _run_id(rng: random.Random, ts: datetime) -> str:
     return "run_" + str(ULID.from_bytes(int(ts.timestamp() * 1000).to_bytes(6, "big") + rng.randbytes(10)))
 
 
-def _handoff_row(run_id: str, seq: int, step: tuple, ts: datetime, invoice: str, variant: str, status: str) -> tuple[dict, dict]:
+def _handoff_row(
+    run_id: str, seq: int, step: tuple, ts: datetime, invoice: str, variant: str, status: str
+) -> tuple[dict, dict]:
     from_step, to_step, kind, name = step
     if variant == "v2" and name == "compress":
         to_step = "orchestrator.compress_v2"
@@ -142,18 +153,38 @@ def _handoff_row(run_id: str, seq: int, step: tuple, ts: datetime, invoice: str,
     if status == "error":
         data_out, tokens_out = None, []
     row = {
-        "run_id": run_id, "handoff_id": f"hf-{seq}", "seq": seq, "from_step": from_step, "to_step": to_step, "kind": kind,
-        "parent_handoff_id": f"hf-{seq - 1}" if seq > 1 else None, "fan_in": [], "ts": ts, "duration_ms": 120.0 * seq,
-        "status": status, "error_type": "TimeoutError" if status == "error" else None,
+        "run_id": run_id,
+        "handoff_id": f"hf-{seq}",
+        "seq": seq,
+        "from_step": from_step,
+        "to_step": to_step,
+        "kind": kind,
+        "parent_handoff_id": f"hf-{seq - 1}" if seq > 1 else None,
+        "fan_in": [],
+        "ts": ts,
+        "duration_ms": 120.0 * seq,
+        "status": status,
+        "error_type": "TimeoutError" if status == "error" else None,
         "error_message": "model call timed out" if status == "error" else None,
-        "input_sha256": hashlib.sha256(data_in).hexdigest(), "digest_alg": "sha256",
+        "input_sha256": hashlib.sha256(data_in).hexdigest(),
+        "digest_alg": "sha256",
         "output_sha256": hashlib.sha256(data_out).hexdigest() if data_out is not None else None,
-        "input_bytes": len(data_in), "output_bytes": len(data_out) if data_out is not None else None,
-        "input_tokens": len(data_in) // 4, "output_tokens": len(data_out) // 4 if data_out is not None else None,
-        "tokens_estimated": kind != "agent", "model": "price-l" if name == "price" else None,
-        "template": "prompts/price.j2@9f1c2ab" if name == "price" else None, "prompt_pack": "receivables@4",
-        "attempt": 1, "input_constraints": tokens_in, "output_constraints": tokens_out, "constraints_version": 1,
-        "tier": "full", "attributes": {}, "writer": WRITER, "schema_version": 1,
+        "input_bytes": len(data_in),
+        "output_bytes": len(data_out) if data_out is not None else None,
+        "input_tokens": len(data_in) // 4,
+        "output_tokens": len(data_out) // 4 if data_out is not None else None,
+        "tokens_estimated": kind != "agent",
+        "model": "price-l" if name == "price" else None,
+        "template": "prompts/price.j2@9f1c2ab" if name == "price" else None,
+        "prompt_pack": "receivables@4",
+        "attempt": 1,
+        "input_constraints": tokens_in,
+        "output_constraints": tokens_out,
+        "constraints_version": 1,
+        "tier": "full",
+        "attributes": {},
+        "writer": WRITER,
+        "schema_version": 1,
     }
     return row, {"in": data_in, "out": data_out}
 
@@ -200,17 +231,49 @@ def _add_run(out: _Writer, pop: Population, rng: random.Random, days_ago: float,
             ref = content_ref(content_key, run_id, row["handoff_id"], side) if full and data[side] is not None else None
             row["input_ref" if side == "in" else "output_ref"] = ref
             if ref:
-                out.add("content", day, {"run_id": run_id, "handoff_id": row["handoff_id"], "side": side, "ts": ts,
-                                         "content": data[side], "content_type": "text/plain", "scrub_status": "scrubbed"})
+                out.add(
+                    "content",
+                    day,
+                    {
+                        "run_id": run_id,
+                        "handoff_id": row["handoff_id"],
+                        "side": side,
+                        "ts": ts,
+                        "content": data[side],
+                        "content_type": "text/plain",
+                        "scrub_status": "scrubbed",
+                    },
+                )
         row["tier"] = "full" if full else "digest"
         out.add("handoffs", day, row)
         if status == "fallback":
-            out.add("events", day, {"run_id": run_id, "handoff_id": row["handoff_id"], "ts": ts, "kind": "fallback",
-                                    "name": "validator-cache-miss", "writer": WRITER})
+            out.add(
+                "events",
+                day,
+                {
+                    "run_id": run_id,
+                    "handoff_id": row["handoff_id"],
+                    "ts": ts,
+                    "kind": "fallback",
+                    "name": "validator-cache-miss",
+                    "writer": WRITER,
+                },
+            )
     end = start + timedelta(seconds=2)
-    out.add("runs", day, {"run_id": run_id, "name": "invoice", "start_ts": start, "end_ts": end,
-                          "status": "error" if error else "ok", "attributes": {"invoice": invoice},
-                          "recorded_ts": end, "writer": WRITER})
+    out.add(
+        "runs",
+        day,
+        {
+            "run_id": run_id,
+            "name": "invoice",
+            "start_ts": start,
+            "end_ts": end,
+            "status": "error" if error else "ok",
+            "attributes": {"invoice": invoice},
+            "recorded_ts": end,
+            "writer": WRITER,
+        },
+    )
 
 
 def build_population(root: str, *, runs: int = 6000, seed: int = 88214, now: datetime | None = None) -> Population:

@@ -43,10 +43,27 @@ def test_an_edge_that_shrinks_alerts_with_its_parent(tmp_path):
     ts = datetime.now(timezone.utc) - timedelta(hours=1)
     common = {"run_id": "run_x", "ts": ts, "status": "ok", "tier": "digest", "kind": "agent"}
     rows = [
-        {**common, "handoff_id": "hf-1", "seq": 1, "from_step": "intake", "to_step": "research", "input_bytes": 900,
-         "output_bytes": 8000, "output_constraints": ["percent:9.1", "date:2026-03-11"]},
-        {**common, "handoff_id": "hf-2", "seq": 2, "from_step": "research", "to_step": "write", "parent_handoff_id": "hf-1",
-         "input_bytes": 1000, "output_bytes": 900, "input_constraints": ["percent:9.1"]},
+        {
+            **common,
+            "handoff_id": "hf-1",
+            "seq": 1,
+            "from_step": "intake",
+            "to_step": "research",
+            "input_bytes": 900,
+            "output_bytes": 8000,
+            "output_constraints": ["percent:9.1", "date:2026-03-11"],
+        },
+        {
+            **common,
+            "handoff_id": "hf-2",
+            "seq": 2,
+            "from_step": "research",
+            "to_step": "write",
+            "parent_handoff_id": "hf-1",
+            "input_bytes": 1000,
+            "output_bytes": 900,
+            "input_constraints": ["percent:9.1"],
+        },
     ]
     store = open_store(str(tmp_path / "store"))
     write_table(store, "handoffs", ts.strftime("%Y-%m-%d"), "t", 0, to_table("handoffs", rows))

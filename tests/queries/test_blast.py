@@ -40,8 +40,9 @@ def test_counts_per_day_count_runs(population):
 
 def test_a_where_predicate_narrows_the_signature(population):
     """``where`` adds an SQL predicate: here, only runs on the full tier."""
-    _sig, matches = blast_radius(connect(population.root), population.planted[-1], "hf-3", where="tier = 'full'",
-                                 now=population.now)
+    _sig, matches = blast_radius(
+        connect(population.root), population.planted[-1], "hf-3", where="tier = 'full'", now=population.now
+    )
     assert [m.run_id for m in matches] == population.planted[-7:]
 
 
@@ -56,11 +57,17 @@ def test_same_input_digest_narrows_to_identical_inputs(demo):
 
 def test_one_token_widens_the_search(population):
     """Searching for ``clause:7.2(b)`` alone also finds no partial-loss runs (they kept "per 7.2(b)")."""
-    _sig, matches = blast_radius(connect(population.root), population.planted[-1], "hf-3", tokens=("clause:7.2(b)",),
-                                 now=population.now)
+    _sig, matches = blast_radius(
+        connect(population.root), population.planted[-1], "hf-3", tokens=("clause:7.2(b)",), now=population.now
+    )
     assert [m.run_id for m in matches] == population.planted
-    _sig, base = blast_radius(connect(population.root), population.planted[-1], "hf-3",
-                              tokens=("qualifier:base is the rebated subtotal",), now=population.now)
+    _sig, base = blast_radius(
+        connect(population.root),
+        population.planted[-1],
+        "hf-3",
+        tokens=("qualifier:base is the rebated subtotal",),
+        now=population.now,
+    )
     assert sorted(m.run_id for m in base) == sorted(population.planted + population.variants["partial"])
 
 

@@ -35,7 +35,10 @@ def test_clean_invoices_pass_every_check(demo):
     """A run that lost nothing records passes only."""
     results = run_checks(connect(demo.store), run_id=demo.runs["INV-88209"])
     assert [(r.check, r.status) for r in results] == [("edge-constraints", "pass")] * 2 + [
-        ("transform-constraints", "pass"), ("edge-constraints", "pass"), ("edge-constraints", "pass")]
+        ("transform-constraints", "pass"),
+        ("edge-constraints", "pass"),
+        ("edge-constraints", "pass"),
+    ]
 
 
 def test_results_are_written_passes_included(demo_copy):
@@ -43,8 +46,11 @@ def test_results_are_written_passes_included(demo_copy):
     store = open_store(demo_copy.store)
     results = run_checks(connect(store), run_id=demo_copy.incident)
     write_results(store, results)
-    rows = query(connect(store), 'SELECT handoff_id, parent_handoff_id, "check", severity, status, lost FROM checks '
-                                 'ORDER BY handoff_id, parent_handoff_id NULLS LAST')
+    rows = query(
+        connect(store),
+        'SELECT handoff_id, parent_handoff_id, "check", severity, status, lost FROM checks '
+        "ORDER BY handoff_id, parent_handoff_id NULLS LAST",
+    )
     assert [tuple(row.values()) for row in rows] == [
         ("hf-2", "hf-1", "edge-constraints", "HIGH", "pass", []),
         ("hf-3", "hf-2", "edge-constraints", "HIGH", "pass", []),
@@ -66,13 +72,19 @@ def test_a_user_check_runs_beside_the_built_in_ones(demo):
     finally:
         unregister_check("input-under-2kb")
     mine = [(r.handoff_id, r.severity, r.status, r.detail) for r in results if r.check == "input-under-2kb"]
-    assert mine == [("hf-2", "LOW", "pass", "202 bytes"), ("hf-3", "LOW", "fail", "8637 bytes"),
-                    ("hf-4", "LOW", "pass", "1659 bytes"), ("hf-5", "LOW", "pass", "158 bytes")]
+    assert mine == [
+        ("hf-2", "LOW", "pass", "202 bytes"),
+        ("hf-3", "LOW", "fail", "8637 bytes"),
+        ("hf-4", "LOW", "pass", "1659 bytes"),
+        ("hf-5", "LOW", "pass", "158 bytes"),
+    ]
 
 
 def test_a_handoff_check_returning_none_records_nothing(demo):
     """A check that does not apply to a handoff leaves no result for it."""
-    register_check("price-model", "MED", lambda h: h["model"] == "price-l" if h["to_step"] == "price" else None, on="handoff")
+    register_check(
+        "price-model", "MED", lambda h: h["model"] == "price-l" if h["to_step"] == "price" else None, on="handoff"
+    )
     try:
         results = run_checks(connect(demo.store), run_id=demo.incident)
     finally:

@@ -14,14 +14,21 @@ DROPPED = "The surcharge base is the rebated subtotal per 7.2(b), so the rebate 
 def test_word_diff_marks_deleted_and_inserted_words():
     """A word-level diff keeps unchanged words and marks what was removed and added."""
     assert word_diff("surcharge 9.1% on the rebated subtotal", "surcharge 9.1% on the subtotal") == [
-        ("equal", "surcharge 9.1% on the "), ("delete", "rebated "), ("equal", "subtotal")]
+        ("equal", "surcharge 9.1% on the "),
+        ("delete", "rebated "),
+        ("equal", "subtotal"),
+    ]
     assert word_diff("a b", "a c") == [("equal", "a "), ("delete", "b"), ("insert", "c")]
 
 
 def test_json_payloads_get_a_structural_diff():
     """Two JSON documents are compared by structure, naming the changed path with old and new values."""
-    changes = json_diff({"surcharge_base": "172000.00", "total": "171312.00"}, {"surcharge_base": "155660.00", "total": "171312.00"})
-    assert changes == {"values_changed": {"root['surcharge_base']": {"new_value": "155660.00", "old_value": "172000.00"}}}
+    changes = json_diff(
+        {"surcharge_base": "172000.00", "total": "171312.00"}, {"surcharge_base": "155660.00", "total": "171312.00"}
+    )
+    assert changes == {
+        "values_changed": {"root['surcharge_base']": {"new_value": "155660.00", "old_value": "172000.00"}}
+    }
 
 
 def test_sides_parse_with_defaults():
@@ -41,7 +48,10 @@ def test_validator_output_against_pricer_input_shows_the_dropped_sentence(demo):
     deleted = " ".join(text for tag, text in result.ops if tag == "delete")
     assert DROPPED in " ".join(deleted.split())
     assert [(item["class"], item["text"]) for item in result.lost] == [
-        ("qualifier", "base is the rebated subtotal"), ("qualifier", "per 7.2(b)"), ("clause", "7.2(b)")]
+        ("qualifier", "base is the rebated subtotal"),
+        ("qualifier", "per 7.2(b)"),
+        ("clause", "7.2(b)"),
+    ]
     assert result.gained == []
 
 
@@ -61,7 +71,10 @@ def test_with_content_gone_the_constraint_delta_comes_from_tokens(population):
     assert result.format == "digest"
     assert not result.identical
     assert [item["token"] for item in result.lost] == [
-        "clause:7.2(b)", "qualifier:base is the rebated subtotal", "qualifier:per 7.2(b)"]
+        "clause:7.2(b)",
+        "qualifier:base is the rebated subtotal",
+        "qualifier:per 7.2(b)",
+    ]
 
 
 def test_two_runs_compare_edge_by_edge_on_digests(population):
@@ -81,6 +94,8 @@ def test_runs_with_different_steps_show_what_only_one_has(population):
     """A step that exists in one run only is listed as such."""
     rows = diff_runs(connect(population.root), population.planted[0], population.variants["v2"][0])
     assert [(r.to_step, r.status) for r in rows if r.status.startswith("only")] == [
-        ("orchestrator.compress_v3", "only in A"), ("price", "only in A"),
-        ("orchestrator.compress_v2", "only in B"), ("price", "only in B"),
+        ("orchestrator.compress_v3", "only in A"),
+        ("price", "only in A"),
+        ("orchestrator.compress_v2", "only in B"),
+        ("price", "only in B"),
     ]

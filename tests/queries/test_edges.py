@@ -47,10 +47,28 @@ def _edge_store(tmp_path, child_tokens):
     ts = datetime(2026, 3, 11, 9, 0, tzinfo=timezone.utc)
     common = {"run_id": "run_x", "ts": ts, "status": "ok", "input_bytes": 100, "output_bytes": 100, "tier": "digest"}
     rows = [
-        {**common, "handoff_id": "hf-1", "seq": 1, "from_step": "a", "to_step": "b", "kind": "agent",
-         "output_constraints": ["percent:9.1", "clause:7.2(b)"], "output_sha256": "aa"},
-        {**common, "handoff_id": "hf-2", "seq": 2, "from_step": "b", "to_step": "c", "kind": "agent",
-         "parent_handoff_id": "hf-1", "input_constraints": child_tokens, "input_sha256": "bb", "input_bytes": 40},
+        {
+            **common,
+            "handoff_id": "hf-1",
+            "seq": 1,
+            "from_step": "a",
+            "to_step": "b",
+            "kind": "agent",
+            "output_constraints": ["percent:9.1", "clause:7.2(b)"],
+            "output_sha256": "aa",
+        },
+        {
+            **common,
+            "handoff_id": "hf-2",
+            "seq": 2,
+            "from_step": "b",
+            "to_step": "c",
+            "kind": "agent",
+            "parent_handoff_id": "hf-1",
+            "input_constraints": child_tokens,
+            "input_sha256": "bb",
+            "input_bytes": 40,
+        },
     ]
     store = open_store(str(tmp_path / "store"))
     write_table(store, "handoffs", "2026-03-11", "t", 0, to_table("handoffs", rows))
@@ -61,8 +79,17 @@ def test_lost_and_gained_compare_parent_output_with_child_input(tmp_path):
     """A loss between two steps shows in ``lost`` from digest rows alone, with no content stored."""
     con = connect(_edge_store(tmp_path, ["percent:9.1", "date:2026-03-11"]))
     rows = query(con, "SELECT from_step, to_step, lost, gained, digests_equal, size_ratio, tier FROM edges")
-    assert rows == [{"from_step": "b", "to_step": "c", "lost": ["clause:7.2(b)"], "gained": ["date:2026-03-11"],
-                     "digests_equal": False, "size_ratio": 0.4, "tier": "digest"}]
+    assert rows == [
+        {
+            "from_step": "b",
+            "to_step": "c",
+            "lost": ["clause:7.2(b)"],
+            "gained": ["date:2026-03-11"],
+            "digests_equal": False,
+            "size_ratio": 0.4,
+            "tier": "digest",
+        }
+    ]
 
 
 def test_a_loss_inside_a_transform_is_not_an_edge_loss(population):
@@ -88,12 +115,27 @@ def test_a_window_keeps_edges_whose_parent_ran_the_day_before(tmp_path):
 
     midnight = datetime(2026, 3, 12, tzinfo=timezone.utc)
     common = {"run_id": "run_m", "status": "ok", "input_bytes": 10, "output_bytes": 10, "tier": "full", "kind": "agent"}
-    parent = {**common, "handoff_id": "hf-1", "seq": 1, "to_step": "a", "ts": midnight - timedelta(seconds=1),
-              "output_constraints": ["percent:9.1"]}
-    child = {**common, "handoff_id": "hf-2", "seq": 2, "to_step": "b", "ts": midnight + timedelta(seconds=1),
-             "parent_handoff_id": "hf-1", "input_constraints": []}
+    parent = {
+        **common,
+        "handoff_id": "hf-1",
+        "seq": 1,
+        "to_step": "a",
+        "ts": midnight - timedelta(seconds=1),
+        "output_constraints": ["percent:9.1"],
+    }
+    child = {
+        **common,
+        "handoff_id": "hf-2",
+        "seq": 2,
+        "to_step": "b",
+        "ts": midnight + timedelta(seconds=1),
+        "parent_handoff_id": "hf-1",
+        "input_constraints": [],
+    }
     store = open_store(str(tmp_path / "store"))
     write_table(store, "handoffs", "2026-03-11", "t", 0, to_table("handoffs", [parent]))
     write_table(store, "handoffs", "2026-03-12", "t", 0, to_table("handoffs", [child]))
     results = run_checks(connect(store), since=timedelta(hours=1), now=midnight + timedelta(minutes=30))
-    assert [(r.handoff_id, r.parent_handoff_id, r.status, r.lost) for r in results] == [("hf-2", "hf-1", "fail", ("percent:9.1",))]
+    assert [(r.handoff_id, r.parent_handoff_id, r.status, r.lost) for r in results] == [
+        ("hf-2", "hf-1", "fail", ("percent:9.1",))
+    ]

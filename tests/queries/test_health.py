@@ -28,7 +28,11 @@ def test_health_names_the_degraded_step(demo_copy):
     write_results(store, run_checks(connect(store), since=timedelta(days=7)))
     steps = {s.step: s for s in step_health(connect(store), since=timedelta(days=7))}
     compressor = steps["orchestrator.compress_v3"]
-    assert (compressor.runs, compressor.degraded_runs, compressor.failing_checks) == (5, 2, {"transform-constraints": 2})
+    assert (compressor.runs, compressor.degraded_runs, compressor.failing_checks) == (
+        5,
+        2,
+        {"transform-constraints": 2},
+    )
     assert compressor.summary() == "the orchestrator.compress_v3 step is degraded on 40% of runs (2 of 5)"
     assert steps["price"].summary() == "the price step is healthy on 5 runs"
 
@@ -37,7 +41,9 @@ def test_health_counts_errors_and_fallbacks_by_name(population):
     """Error and fallback rates are shares of runs, and fallbacks are listed by name."""
     steps = {s.step: s for s in step_health(connect(population.root), since=timedelta(days=90), now=population.now)}
     con = connect(population.root)
-    errors = con.execute("SELECT count(DISTINCT run_id) FROM handoffs WHERE to_step = 'price' AND status = 'error'").fetchone()[0]
+    errors = con.execute(
+        "SELECT count(DISTINCT run_id) FROM handoffs WHERE to_step = 'price' AND status = 'error'"
+    ).fetchone()[0]
     fallbacks = con.execute("SELECT count(*) FROM events WHERE name = 'validator-cache-miss'").fetchone()[0]
     assert steps["price"].error_runs == errors > 0
     assert steps["validate"].fallbacks == {"validator-cache-miss": fallbacks}
@@ -84,10 +90,12 @@ def test_a_trip_is_a_log_record_and_an_opentelemetry_event(caplog):
         breaker.evaluate([_fail("run_a", 0), _fail("run_b", 1)])
     assert [r.getMessage() for r in caplog.records] == [
         "circuit breaker open: HIGH check transform-constraints failed on 2 runs within 5 minutes "
-        "(2026-03-11 09:00:00 to 09:01:00 UTC)"]
+        "(2026-03-11 09:00:00 to 09:01:00 UTC)"
+    ]
     [span] = exporter.get_finished_spans()
     assert [(e.name, e.attributes["handoff.check"], e.attributes["handoff.runs"]) for e in span.events] == [
-        ("handoff.circuit_breaker.open", "transform-constraints", 2)]
+        ("handoff.circuit_breaker.open", "transform-constraints", 2)
+    ]
 
 
 def test_a_webhook_that_is_down_does_not_raise(caplog):

@@ -18,7 +18,9 @@ from handoff.model import Handoff, RunRecord
 #: The retention tests' "today": every test's clock is injected relative to this instant.
 NOW = datetime(2026, 11, 29, 3, 17, tzinfo=timezone.utc)
 
-VALIDATOR_REPORT = "clause 7.2 freight surcharge at 9.1%; surcharge base is the rebated subtotal per 7.2(b); rebate 9.5%"
+VALIDATOR_REPORT = (
+    "clause 7.2 freight surcharge at 9.1%; surcharge base is the rebated subtotal per 7.2(b); rebate 9.5%"
+)
 BRIEF = "freight surcharge: 9.1% (clause 7.2); rebate 9.5%"
 
 
@@ -45,16 +47,37 @@ def write_run(
     return write_runs(store, days_ago, 1, status=status, lossy=lossy, big=big, attributes=attributes, now=now)[0]
 
 
-def write_runs(store, days_ago: int, count: int, *, status: str = "ok", lossy: bool = True, big: bool = False,
-               attributes: dict[str, str] | None = None, now: datetime = NOW) -> list[str]:
+def write_runs(
+    store,
+    days_ago: int,
+    count: int,
+    *,
+    status: str = "ok",
+    lossy: bool = True,
+    big: bool = False,
+    attributes: dict[str, str] | None = None,
+    now: datetime = NOW,
+) -> list[str]:
     """Write ``count`` runs in one batch (so they share one content file); return their ids."""
     records: list = []
     for _ in range(count):
-        start = (now - timedelta(days=days_ago)).replace(hour=12, minute=0, second=0, microsecond=0) + timedelta(microseconds=secrets.randbelow(10**6))
+        start = (now - timedelta(days=days_ago)).replace(hour=12, minute=0, second=0, microsecond=0) + timedelta(
+            microseconds=secrets.randbelow(10**6)
+        )
         run_id = run_id_at(start)
         start_ns = int(start.timestamp() * 1e9)
         records.extend(_handoffs(run_id, start_ns, status, lossy, big))
-        records.append(RunRecord(run_id, "invoice", start_ns, start_ns + 3_000_000_000, status, attributes or {"invoice": "INV-88214"}, start_ns + 3_000_000_000))
+        records.append(
+            RunRecord(
+                run_id,
+                "invoice",
+                start_ns,
+                start_ns + 3_000_000_000,
+                status,
+                attributes or {"invoice": "INV-88214"},
+                start_ns + 3_000_000_000,
+            )
+        )
     exporter = StoreExporter(store, writer=f"w-{secrets.token_hex(4)}", inline_limit_bytes=64 * 1024)
     exporter.write(exporter.prepare(records))
     return [record.run_id for record in records if isinstance(record, RunRecord)]
@@ -73,12 +96,26 @@ def _handoffs(run_id: str, start_ns: int, status: str, lossy: bool, big: bool) -
         failed = status == "error" and seq == 3
         out.append(
             Handoff(
-                run_id=run_id, handoff_id=f"hf-{seq}", seq=seq, from_step=source, to_step=target, kind=kind,
-                parent_handoff_id=parent, ts_ns=start_ns + seq * 1_000_000_000, duration_ms=12.5 * seq,
-                status="error" if failed else "ok", error_type="ValueError" if failed else None,
-                error_message="price mismatch" if failed else None, input=data_in, output=data_out,
-                input_sha256=_sha(data_in), output_sha256=_sha(data_out), input_tokens=len(data_in) // 4,
-                output_tokens=len(data_out) // 4, model="stand-in", attributes={"customer": "Northwind Freight"},
+                run_id=run_id,
+                handoff_id=f"hf-{seq}",
+                seq=seq,
+                from_step=source,
+                to_step=target,
+                kind=kind,
+                parent_handoff_id=parent,
+                ts_ns=start_ns + seq * 1_000_000_000,
+                duration_ms=12.5 * seq,
+                status="error" if failed else "ok",
+                error_type="ValueError" if failed else None,
+                error_message="price mismatch" if failed else None,
+                input=data_in,
+                output=data_out,
+                input_sha256=_sha(data_in),
+                output_sha256=_sha(data_out),
+                input_tokens=len(data_in) // 4,
+                output_tokens=len(data_out) // 4,
+                model="stand-in",
+                attributes={"customer": "Northwind Freight"},
             )
         )
     return out

@@ -26,13 +26,21 @@ def test_content_is_gone_after_30_days_and_digest_rows_are_kept(store):
     day = (NOW - timedelta(days=40)).date().isoformat()
     assert keys(store, f"content/dt={day}/") == []
     row = rows(store, "SELECT * FROM handoffs WHERE run_id = ? AND handoff_id = 'hf-2'", [old])[0]
-    assert (row["input_ref"], row["output_ref"], row["attributes"], row["config"], row["error_message"]) == (None, None, {}, None, None)
+    assert (row["input_ref"], row["output_ref"], row["attributes"], row["config"], row["error_message"]) == (
+        None,
+        None,
+        {},
+        None,
+        None,
+    )
     assert row["input_sha256"] == hashlib.sha256(VALIDATOR_REPORT.encode()).hexdigest()
     assert (row["input_tokens"], row["duration_ms"], row["output_bytes"]) == (25, 25.0, len(BRIEF))
     assert "clause:7.2(b)" in row["input_constraints"]
     with pytest.raises(ContentGone, match="dropped by retention"):
         fetch_content(store, connect(store), old, "hf-2", "in")
-    assert fetch_content(store, connect(store), new, "hf-2", "out") == b"freight surcharge: 9.1% (clause 7.2); rebate 9.5%"
+    assert (
+        fetch_content(store, connect(store), new, "hf-2", "out") == b"freight surcharge: 9.1% (clause 7.2); rebate 9.5%"
+    )
 
 
 def test_nothing_younger_than_30_days_changes(store):
@@ -71,7 +79,11 @@ def test_days_past_the_last_tier_are_deleted_from_every_table(store):
     old, young = write_run(store, 400), write_run(store, 100)
     day = (NOW - timedelta(days=400)).date().isoformat()
     report = apply(store, now=NOW)
-    assert report.totals() == {"digest": {"rows": 3, "days": 1}, "gone": {"rows": 3, "days": 1}, "runs:gone": {"rows": 1, "days": 1}}
+    assert report.totals() == {
+        "digest": {"rows": 3, "days": 1},
+        "gone": {"rows": 3, "days": 1},
+        "runs:gone": {"rows": 1, "days": 1},
+    }
     assert [key for key in keys(store, "") if f"dt={day}" in key] == []
     assert tiers_of(store) == {young: ["digest"] * 3}
     assert [r["run_id"] for r in rows(store, "SELECT run_id FROM runs")] == [young]
@@ -113,7 +125,11 @@ def test_the_report_is_stored_under_retention(store):
     report = apply(store, now=NOW)
     stored = json.loads(store.get(report.report_key))
     assert report.report_key.startswith("_retention/reports/")
-    assert (stored["status"], stored["tiers"], stored["now"]) == ("done", {"digest": {"rows": 3, "days": 1}}, NOW.isoformat())
+    assert (stored["status"], stored["tiers"], stored["now"]) == (
+        "done",
+        {"digest": {"rows": 3, "days": 1}},
+        NOW.isoformat(),
+    )
 
 
 def test_later_runs_list_only_the_days_that_crossed_a_boundary(store):

@@ -85,9 +85,14 @@ def test_pinned_content_sharing_a_file_with_expired_content_is_moved_out(store):
     [after] = keys(store, f"content/dt={day}/")
     assert after != before and after.split("/")[-1].startswith("retention-")
     assert rows(store, "SELECT DISTINCT run_id FROM content") == [{"run_id": incident}]
-    ref = rows(store, "SELECT input_ref FROM handoffs WHERE run_id = ? AND handoff_id = 'hf-3'", [incident])[0]["input_ref"]
+    ref = rows(store, "SELECT input_ref FROM handoffs WHERE run_id = ? AND handoff_id = 'hf-3'", [incident])[0][
+        "input_ref"
+    ]
     assert ref == f"{after}#{incident}/hf-3/in"
-    assert fetch_content(store, connect(store), incident, "hf-3", "in") == b"freight surcharge: 9.1% (clause 7.2); rebate 9.5%"
+    assert (
+        fetch_content(store, connect(store), incident, "hf-3", "in")
+        == b"freight surcharge: 9.1% (clause 7.2); rebate 9.5%"
+    )
     assert report.days[0].to_dict()["objects_written"] == 2
     assert apply(store, now=NOW, full_scan=True).days == []
     assert tiers_of(store) == {incident: ["full"] * 3, other: ["digest"] * 3}

@@ -39,7 +39,11 @@ def test_default_policy_is_30_days_full_then_365_days_digest():
     """Without a policy file, content lives 30 days and digests, tokens, timings and constraints a year."""
     data = default_policy().to_dict()
     assert data["tiers"] == [
-        {"name": "full", "max_age_days": 30, "keeps": ["attributes", "constraints", "content", "digests", "timings", "tokens"]},
+        {
+            "name": "full",
+            "max_age_days": 30,
+            "keeps": ["attributes", "constraints", "content", "digests", "timings", "tokens"],
+        },
         {"name": "digest", "max_age_days": 365, "keeps": ["constraints", "digests", "timings", "tokens"]},
     ]
     assert data["overrides"] == []
@@ -74,11 +78,17 @@ def test_overrides_match_run_status_step_and_run_attributes(tmp_path):
     ("text", "message"),
     [
         ('[[tier]]\nname = "full"\n', "every [[tier]] needs name and max_age"),
-        ('[[tier]]\nname = "a"\nmax_age = "30d"\n[[tier]]\nname = "b"\nmax_age = "10d"\n', "tier 'b' must be older than 'a'"),
+        (
+            '[[tier]]\nname = "a"\nmax_age = "30d"\n[[tier]]\nname = "b"\nmax_age = "10d"\n',
+            "tier 'b' must be older than 'a'",
+        ),
         ('[[tier]]\nname = "a"\nmax_age = "30d"\nkeeps = ["secrets"]\n', "tier 'a' keeps unknown 'secrets'"),
         ('[[tier]]\nname = "a"\nmax_age = "36h"\n', "max_age '36h' must be a whole number of days"),
         ('[[tier]]\nname = "a"\nmax_age = "soon"\n', "bad duration 'soon'"),
-        ('[[tier]]\nname = "a"\nmax_age = "30d"\n[[override]]\ntier = "a"\nmax_age = "9d"\nmodel = "x"\n', "override matches on"),
+        (
+            '[[tier]]\nname = "a"\nmax_age = "30d"\n[[override]]\ntier = "a"\nmax_age = "9d"\nmodel = "x"\n',
+            "override matches on",
+        ),
         ("[[tier]\n", "bad retention policy <string>"),
         ("", "no [[tier]] defined"),
     ],

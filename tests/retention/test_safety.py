@@ -70,7 +70,13 @@ def test_a_second_job_is_refused_while_the_first_holds_the_lock(store):
 def test_a_stale_lock_left_by_a_dead_job_is_taken_over(store):
     """A lock whose heartbeat is older than the stale timeout does not block the job forever."""
     write_run(store, 40)
-    dead = {"owner": "host-a:123:dead", "pid": 123, "host": "host-a", "acquired": time.time() - 7200, "heartbeat": time.time() - 7200}
+    dead = {
+        "owner": "host-a:123:dead",
+        "pid": 123,
+        "host": "host-a",
+        "acquired": time.time() - 7200,
+        "heartbeat": time.time() - 7200,
+    }
     store.put(LOCK_KEY, json.dumps(dead).encode())
     with pytest.raises(LockHeld):
         apply(store, now=NOW, stale_after_s=3 * 3600)

@@ -17,7 +17,15 @@ def handoff_rows(runs: range, per_run: int = 3, tier: str = "full") -> list[dict
     """Digest rows for ``runs`` runs of ``per_run`` handoffs each."""
     ts = datetime(2026, 11, 29, 12, tzinfo=timezone.utc)
     return [
-        {"run_id": f"run_{r:04d}", "handoff_id": f"hf-{h}", "seq": h, "to_step": "price", "attempt": 1, "ts": ts, "tier": tier}
+        {
+            "run_id": f"run_{r:04d}",
+            "handoff_id": f"hf-{h}",
+            "seq": h,
+            "to_step": "price",
+            "attempt": 1,
+            "ts": ts,
+            "tier": tier,
+        }
         for r in runs
         for h in range(1, per_run + 1)
     ]
@@ -43,7 +51,12 @@ def test_a_days_files_become_one_file_sorted_by_run_id(store):
 
 def test_duplicates_are_merged_keeping_the_row_the_views_prefer(store):
     """A run stored twice (start and end records) keeps only its latest record after compaction."""
-    start = {"run_id": "run_1", "name": "invoice", "status": "running", "recorded_ts": datetime(2026, 11, 29, 12, tzinfo=timezone.utc)}
+    start = {
+        "run_id": "run_1",
+        "name": "invoice",
+        "status": "running",
+        "recorded_ts": datetime(2026, 11, 29, 12, tzinfo=timezone.utc),
+    }
     end = {**start, "status": "ok", "recorded_ts": datetime(2026, 11, 29, 12, 5, tzinfo=timezone.utc)}
     put_file(store, "runs", "2026-11-29", 1, [end])
     put_file(store, "runs", "2026-11-29", 2, [start])
@@ -61,13 +74,28 @@ def test_day_and_older_than_select_partitions(local_store):
     put_file(local_store, "runs", old, 20, [{"run_id": "run_1"}])
     by_age = compact(local_store, older_than=timedelta(days=1), grace_s=0)
     by_day = compact(local_store, day=date.fromisoformat(recent), grace_s=0)
-    assert ([(r.table, r.day) for r in by_age], [(r.table, r.day) for r in by_day]) == ([("handoffs", old)], [("handoffs", recent)])
+    assert ([(r.table, r.day) for r in by_age], [(r.table, r.day) for r in by_day]) == (
+        [("handoffs", old)],
+        [("handoffs", recent)],
+    )
 
 
 def test_content_files_are_left_alone_so_refs_keep_resolving(local_store):
     """The content table is never compacted: handoff rows name their content file."""
-    put_file(local_store, "content", "2026-11-29", 1, [{"run_id": "run_1", "handoff_id": "hf-1", "side": "in", "content": b"a"}])
-    put_file(local_store, "content", "2026-11-29", 2, [{"run_id": "run_2", "handoff_id": "hf-1", "side": "in", "content": b"b"}])
+    put_file(
+        local_store,
+        "content",
+        "2026-11-29",
+        1,
+        [{"run_id": "run_1", "handoff_id": "hf-1", "side": "in", "content": b"a"}],
+    )
+    put_file(
+        local_store,
+        "content",
+        "2026-11-29",
+        2,
+        [{"run_id": "run_2", "handoff_id": "hf-1", "side": "in", "content": b"b"}],
+    )
     assert (compact(local_store, grace_s=0), len(partitions(local_store, "content")["2026-11-29"])) == ([], 2)
 
 
@@ -84,7 +112,9 @@ def count_rows(store) -> tuple[tuple[int, int], int]:
     """
     for attempt in range(MAX_ATTEMPTS):
         try:
-            rows = query(connect(store), "SELECT count(*) AS n, count(DISTINCT run_id || handoff_id) AS d FROM handoffs")
+            rows = query(
+                connect(store), "SELECT count(*) AS n, count(DISTINCT run_id || handoff_id) AS d FROM handoffs"
+            )
             return (rows[0]["n"], rows[0]["d"]), attempt
         except Exception as exc:  # noqa: BLE001
             if attempt == MAX_ATTEMPTS - 1 or not any(mark in str(exc) for mark in VANISHED):

@@ -29,7 +29,9 @@ def test_get_of_a_missing_key_raises_store_error_naming_it(store):
     """Reading a key that is not there raises StoreError carrying where the object would be."""
     with pytest.raises(StoreError) as caught:
         store.get("nothing/here")
-    assert caught.value.uri.endswith("/handoff/nothing/here" if store.url.startswith("s3://") else "/store/nothing/here")
+    assert caught.value.uri.endswith(
+        "/handoff/nothing/here" if store.url.startswith("s3://") else "/store/nothing/here"
+    )
 
 
 def test_exists_tells_stored_from_missing(store):

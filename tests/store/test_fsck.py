@@ -85,7 +85,12 @@ def test_duplicate_rows_are_reported_and_repair_merges_them(store):
     store.put(digests.replace(".parquet", "-copy.parquet"), store.get(digests))
     found = fsck(store)
     repaired = fsck(store, repair=True, grace_s=0)
-    assert (found.counts(), repaired.ok, repaired.handoffs, len(keys(store, "handoffs"))) == ({"duplicate": 3}, True, 3, 1)
+    assert (found.counts(), repaired.ok, repaired.handoffs, len(keys(store, "handoffs"))) == (
+        {"duplicate": 3},
+        True,
+        3,
+        1,
+    )
 
 
 def test_leftover_temp_files_are_reported_and_removed_by_repair(local_store):
@@ -97,7 +102,13 @@ def test_leftover_temp_files_are_reported_and_removed_by_repair(local_store):
     young = fsck(local_store)
     found = fsck(local_store, temp_min_age_s=0)
     repaired = fsck(local_store, repair=True, temp_min_age_s=0)
-    assert (young.ok, young.in_progress, found.counts(), repaired.ok, local_store.exists(stray)) == (True, 1, {"temp-file": 1}, True, False)
+    assert (young.ok, young.in_progress, found.counts(), repaired.ok, local_store.exists(stray)) == (
+        True,
+        1,
+        {"temp-file": 1},
+        True,
+        False,
+    )
 
 
 def test_incomplete_multipart_uploads_are_the_s3_temp_files(s3_store, s3_bucket):

@@ -47,13 +47,23 @@ def test_round_trip_keeps_every_field(store_dir):
     first, second = run["handoffs"]
     report = b"REPORT\nsurcharge base is the rebated subtotal per 7.2(b)\n"
     assert (first["handoff_id"], first["from_step"], first["to_step"], first["model"], first["template"]) == (
-        "hf-1", "invoice", "validate", "validate-l", "prompts/validate.j2@9f1c2ab"
+        "hf-1",
+        "invoice",
+        "validate",
+        "validate-l",
+        "prompts/validate.j2@9f1c2ab",
     )
     assert (second["handoff_id"], second["from_step"], second["kind"], second["parent_handoff_id"]) == (
-        "hf-2", "validate", "transform", "hf-1"
+        "hf-2",
+        "validate",
+        "transform",
+        "hf-1",
     )
     assert first["output_sha256"] == second["input_sha256"] == hashlib.sha256(report).hexdigest()
-    assert (second["input_bytes"], second["output_bytes"]) == (len(report), len(b"freight surcharge: 9.1% (clause 7.2)"))
+    assert (second["input_bytes"], second["output_bytes"]) == (
+        len(report),
+        len(b"freight surcharge: 9.1% (clause 7.2)"),
+    )
     assert (second["tier"], second["schema_version"], second["attempt"]) == ("full", 1, 1)
     assert second["tokens_estimated"] is True
     store = open_store(str(store_dir))

@@ -22,7 +22,10 @@ def test_open_store_opens_s3_urls_with_bucket_and_prefix(s3_bucket):
     """HANDOFF_STORE=s3://bucket/prefix opens an S3 store rooted at that prefix."""
     store = open_store(f"s3://{s3_bucket}/traces/prod/")
     assert (type(store).__name__, store.bucket, store.prefix, store.url) == (
-        "S3ObjectStore", s3_bucket, "traces/prod", f"s3://{s3_bucket}/traces/prod"
+        "S3ObjectStore",
+        s3_bucket,
+        "traces/prod",
+        f"s3://{s3_bucket}/traces/prod",
     )
 
 
@@ -50,7 +53,11 @@ def test_timeouts_and_retries_come_from_the_environment(monkeypatch, s3_bucket):
     monkeypatch.setenv("HANDOFF_S3_READ_TIMEOUT_S", "7")
     monkeypatch.setenv("HANDOFF_S3_MAX_ATTEMPTS", "2")
     config = S3ObjectStore.from_url(f"s3://{s3_bucket}").client.meta.config
-    assert (config.connect_timeout, config.read_timeout, config.retries) == (2.0, 7.0, {"mode": "standard", "total_max_attempts": 2})
+    assert (config.connect_timeout, config.read_timeout, config.retries) == (
+        2.0,
+        7.0,
+        {"mode": "standard", "total_max_attempts": 2},
+    )
 
 
 def test_a_bad_environment_value_is_ignored_with_the_default_used(monkeypatch, caplog):
@@ -88,7 +95,11 @@ def test_sse_kms_uses_the_given_key(monkeypatch, s3_bucket):
     store = S3ObjectStore.from_url(f"s3://{s3_bucket}/p")
     store.put("a", b"secret")
     head = boto3.client("s3").head_object(Bucket=s3_bucket, Key="p/a")
-    assert (head["ServerSideEncryption"], head["SSEKMSKeyId"].split("/")[-1], store.get("a")) == ("aws:kms", key_id, b"secret")
+    assert (head["ServerSideEncryption"], head["SSEKMSKeyId"].split("/")[-1], store.get("a")) == (
+        "aws:kms",
+        key_id,
+        b"secret",
+    )
 
 
 def test_objects_above_the_threshold_are_uploaded_in_parts(s3_bucket):
@@ -133,12 +144,19 @@ def test_runs_show_reads_a_run_from_s3_end_to_end(s3_url, spool_dir):
         f"runs = run_demo({s3_url!r}); handoff.flush(); print(runs['INV-88214'])"
     )
     env = {**os.environ, "HANDOFF_SCRUB": "false"}
-    run_id = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env).stdout.split()[-1]
+    run_id = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env
+    ).stdout.split()[-1]
     shown = subprocess.run(
         [HANDOFF_CLI, "runs", "show", run_id, "--store", s3_url, "--json"],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
-    assert (shown.returncode, shown.stdout.count('"handoff_id"'), '"orchestrator.compress_v3"' in shown.stdout) == (0, 5, True)
+    assert (shown.returncode, shown.stdout.count('"handoff_id"'), '"orchestrator.compress_v3"' in shown.stdout) == (
+        0,
+        5,
+        True,
+    )
 
 
 @pytest.mark.parametrize(
@@ -158,6 +176,8 @@ def test_each_s3_error_code_maps_to_the_error_a_caller_can_act_on(code, status, 
 
     from handoff.store.s3 import translate
 
-    raw = ClientError({"Error": {"Code": code, "Message": "m"}, "ResponseMetadata": {"HTTPStatusCode": status}}, "PutObject")
+    raw = ClientError(
+        {"Error": {"Code": code, "Message": "m"}, "ResponseMetadata": {"HTTPStatusCode": status}}, "PutObject"
+    )
     mapped = translate(raw, "s3://b/p/k")
     assert (type(mapped), mapped.uri) == (error, "s3://b/p/k")
