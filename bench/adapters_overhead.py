@@ -20,7 +20,8 @@ import json
 import statistics
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from handoff.adapters.fake_server import FakeModelServer
 from handoff.testing import capture

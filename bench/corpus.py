@@ -135,7 +135,9 @@ def _values(rng: random.Random) -> dict[str, str]:
         "rebated": _money(rebated),
         "surcharge_pct": f"{surcharge_pct}",
         "total": _money(rebated * (1 + surcharge_pct / 100)),
-        "iban": f"DE{rng.randint(10, 99)} {rng.randint(1000, 9999)} {rng.randint(1000, 9999)} {rng.randint(1000, 9999)} {rng.randint(1000, 9999)} {rng.randint(10, 99)}",
+        "iban": f"DE{rng.randint(10, 99)} "
+        + " ".join(str(rng.randint(1000, 9999)) for _ in range(4))
+        + f" {rng.randint(10, 99)}",
         "card": f"4111 {rng.randint(1000, 9999)} {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}",
         "run_id": "run_01JD" + "".join(rng.choice(_CROCKFORD) for _ in range(22)),
     }

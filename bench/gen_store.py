@@ -17,9 +17,10 @@ import pathlib
 import random
 import shutil
 import sqlite3
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterator
+from typing import Any
 
 GENERATOR_VERSION = 3
 HANDOFFS_PER_RUN = 8

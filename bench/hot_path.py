@@ -18,7 +18,8 @@ import pathlib
 import pstats
 import tempfile
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from bench.corpus import payloads
 from bench.results import figure
@@ -139,7 +140,8 @@ def measure(
                 baseline_name="OTel SDK span + SHA-256",
                 target=("ratio", "<=", 1.3) if size == 10 else None,
                 note=f"{n} calls x {size_rounds} alternating rounds, runs of {STEPS_PER_RUN} handoffs, the writer drained before each "
-                f"round (so the baseline never runs beside our backlog; ours runs beside its own writer); p99 {result['ours']['p99_us']:.0f} µs "
+                f"round (so the baseline never runs beside our backlog; ours runs beside its own writer); "
+                f"p99 {result['ours']['p99_us']:.0f} µs "
                 f"vs baseline {result['baseline']['p99_us']:.0f} µs",
             )
         )

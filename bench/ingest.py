@@ -139,10 +139,10 @@ def profile_writer(handoffs: int = 200, top: int = 10, work: str = "bench/_work"
     import cProfile
     import pstats
 
+    from handoff.capture.recorder import Recorder, replace_recorder
     from handoff.config import current_settings
     from handoff.exporters.memory import InMemoryExporter
     from handoff.exporters.store_exporter import StoreExporter
-    from handoff.capture.recorder import Recorder, replace_recorder
     from handoff.store import open_store
 
     memory = InMemoryExporter()
@@ -165,7 +165,8 @@ def profile_writer(handoffs: int = 200, top: int = 10, work: str = "bench/_work"
         (
             (
                 tt,
-                f"{pathlib.Path(path).name}:{line} {name}: {tt / handoffs * 1e3:.2f} ms own, {ct / handoffs * 1e3:.2f} ms cumulative per handoff",
+                f"{pathlib.Path(path).name}:{line} {name}: {tt / handoffs * 1e3:.2f} ms own, "
+                f"{ct / handoffs * 1e3:.2f} ms cumulative per handoff",
             )
             for (path, line, name), (_cc, _nc, tt, ct, _callers) in stats.stats.items()
         ),

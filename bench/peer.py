@@ -14,7 +14,8 @@ import pathlib
 import shutil
 import tempfile
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from bench.corpus import agent_prompts
 from bench.hot_path import _sdk_provider, handoff_sampler
@@ -132,7 +133,8 @@ def measure(calls: int = 2000, rounds: int = 5) -> list[dict[str, Any]]:
             baseline=result["peer"]["median_us"],
             baseline_name="opentelemetry-util-genai + fsspec upload hook",
             target=("ratio", "<=", 1.0),
-            note=f"{calls} calls x {rounds} alternating rounds, both sides' background writes drained before each round; p99 ours {result['ours']['p99_us']:.0f} µs, "
+            note=f"{calls} calls x {rounds} alternating rounds, both sides' background writes drained before each round; "
+            f"p99 ours {result['ours']['p99_us']:.0f} µs, "
             f"peer {result['peer']['p99_us']:.0f} µs; upload queue bound {QUEUE} on the peer (its default, 20, drops under load)",
         )
     ]

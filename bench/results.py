@@ -15,9 +15,10 @@ import pathlib
 import platform
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import datetime, timezone
 from importlib import metadata
-from typing import Any, Callable
+from typing import Any
 
 SCHEMA_VERSION = 1
 PACKAGES = (

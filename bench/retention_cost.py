@@ -173,13 +173,12 @@ def _stores(backend: str, work: Path):
 
     if backend == "local":
         return lambda name: LocalObjectStore(work / name)
+    import logging
     import os
+    import socket
 
     import boto3
     from moto.server import ThreadedMotoServer
-
-    import logging
-    import socket
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     with socket.socket() as sock:

@@ -97,8 +97,8 @@ def _record(n: int, inputs: list[str]) -> tuple[list[str], float]:
 def _upload_only(store, objects) -> float:
     """Time putting the same finished objects again under another prefix: the S3 write path alone."""
     from handoff.exporters.store_exporter import StoreExporter
-    from handoff.store.base import PendingObject
     from handoff.store import open_store
+    from handoff.store.base import PendingObject
 
     pending = [PendingObject(o.key, store.get(o.key)) for o in objects]
     exporter = StoreExporter(open_store("s3://bench/upload-only"), "bench")

@@ -16,8 +16,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from bench.results import figure, not_measured
 
@@ -76,11 +77,11 @@ _STORAGE = "5. Storage"
 _PEER = "6. Against a peer"
 
 
-def _figures(result: Any, task: "Task") -> list[dict[str, Any]]:
+def _figures(result: Any, task: Task) -> list[dict[str, Any]]:
     return list(result)
 
 
-def _scrub_figures(result: dict[str, Any], task: "Task") -> list[dict[str, Any]]:
+def _scrub_figures(result: dict[str, Any], task: Task) -> list[dict[str, Any]]:
     stock = result.get("stock_presidio_mb_s")
     note = f"one Scrubber on one thread, {result.get('corpus_mb')} MB per corpus (bench/scrub_throughput.py)"
     return [
@@ -123,7 +124,7 @@ def _unit(key: str) -> str:
     return next((unit for suffix, unit in _UNITS if key.endswith(suffix)), "")
 
 
-def _generic_figures(result: dict[str, Any], task: "Task") -> list[dict[str, Any]]:
+def _generic_figures(result: dict[str, Any], task: Task) -> list[dict[str, Any]]:
     """Turn an external module's dict into figures: its own ``figures`` list, or one figure per number."""
     if isinstance(result, dict) and isinstance(result.get("figures"), list):
         return [{**_blank(task), **entry} for entry in result["figures"]]
@@ -151,7 +152,7 @@ def _generic_figures(result: dict[str, Any], task: "Task") -> list[dict[str, Any
     ]
 
 
-def _adapter_figures(result: dict[str, Any], task: "Task") -> list[dict[str, Any]]:
+def _adapter_figures(result: dict[str, Any], task: Task) -> list[dict[str, Any]]:
     """One figure per framework adapter from ``adapters_overhead.measure()``: median with against without."""
     figures = []
     for name, entry in result.items():
@@ -172,7 +173,7 @@ def _adapter_figures(result: dict[str, Any], task: "Task") -> list[dict[str, Any
     return figures or _generic_figures(result, task)
 
 
-def _s3_figures(result: dict[str, Any], task: "Task") -> list[dict[str, Any]]:
+def _s3_figures(result: dict[str, Any], task: Task) -> list[dict[str, Any]]:
     """The S3 ingest rate from ``s3_ingest.measure()``, against its upload-only rate."""
     if "handoffs_per_s" not in result:
         return _generic_figures(result, task)
@@ -192,7 +193,7 @@ def _s3_figures(result: dict[str, Any], task: "Task") -> list[dict[str, Any]]:
     ]
 
 
-def _retention_figures(result: dict[str, Any], task: "Task") -> list[dict[str, Any]]:
+def _retention_figures(result: dict[str, Any], task: Task) -> list[dict[str, Any]]:
     """Pick the 36-day and 365-day timings out of ``retention_cost.measure()``; ratio target <= 2."""
     if isinstance(result, dict) and isinstance(result.get("figures"), list):
         return _generic_figures(result, task)
@@ -234,7 +235,7 @@ def _retention_figures(result: dict[str, Any], task: "Task") -> list[dict[str, A
     ]
 
 
-def _blank(task: "Task") -> dict[str, Any]:
+def _blank(task: Task) -> dict[str, Any]:
     return {
         "id": task.key,
         "section": task.section,
@@ -262,7 +263,7 @@ class Task:
     extra: dict[str, Any] = field(default_factory=dict)
     timeout_s: dict[str, float] = field(default_factory=lambda: {"full": 900, "quick": 90, "tiny": 120})
     expects: list[Expected] = field(default_factory=list)
-    adapt: Callable[[Any, "Task"], list[dict[str, Any]]] = _figures
+    adapt: Callable[[Any, Task], list[dict[str, Any]]] = _figures
     external: bool = False
     attach_to: str | None = None
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import gc
 import statistics
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def percentile(samples: list[float], q: float) -> float:

@@ -8,7 +8,8 @@ application's.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from handoff.config import Settings
 from handoff.diagnostics import Counters, warn_once

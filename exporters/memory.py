@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from typing import Sequence
+from collections.abc import Sequence
 
 from handoff.exporters.base import ExportResult, Record, RecordExporter
 from handoff.model import Event, Handoff, RunRecord

@@ -19,7 +19,8 @@ instrument                          kind                   meaning
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 #: Counter name -> unit.
 COUNTERS = {

@@ -30,7 +30,7 @@ ENV_ENDPOINTS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPO
 
 _lock = threading.Lock()
 # provider -> (endpoint, processor): one handoff OTLP processor per provider, retargeted on change.
-_attached: "weakref.WeakKeyDictionary[Any, tuple[str | None, Any]]" = weakref.WeakKeyDictionary()
+_attached: weakref.WeakKeyDictionary[Any, tuple[str | None, Any]] = weakref.WeakKeyDictionary()
 
 
 def traces_url(endpoint: str) -> str:

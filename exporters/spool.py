@@ -30,9 +30,10 @@ import secrets
 import socket
 import struct
 import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from handoff.errors import CorruptFile
 from handoff.store.base import PendingObject

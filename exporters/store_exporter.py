@@ -15,7 +15,8 @@ import json
 import logging
 import math
 from collections import defaultdict
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from handoff.exporters.base import Record, StagedExporter
 from handoff.model import BINARY, SCHEMA_VERSION, TEXT, Event, Handoff, RunRecord

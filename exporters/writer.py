@@ -34,9 +34,10 @@ import logging
 import os
 import threading
 import time
-import weakref
 import time as _time
-from typing import TYPE_CHECKING, Any, Callable
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from handoff.diagnostics import Counters, warn_once
 from handoff.exporters.base import ExportResult, Record, RecordExporter, StagedExporter
@@ -62,8 +63,8 @@ class BatchStoreWriter:
         max_batch: int = 2_000,
         flush_interval_s: float = 1.0,
         counters: Counters | None = None,
-        spool: "Spool | None" = None,
-        backoff: "Backoff | None" = None,
+        spool: Spool | None = None,
+        backoff: Backoff | None = None,
     ) -> None:
         self._exporter_factory = exporter_factory
         self._exporter: RecordExporter | None = None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 SCHEMA_VERSION = 1
 
@@ -62,7 +62,7 @@ class Handoff:
     attributes: dict[str, str] = field(default_factory=dict)
     scrub: bool = True
 
-    def replace(self, **changes: Any) -> "Handoff":
+    def replace(self, **changes: Any) -> Handoff:
         """Return a copy with ``changes`` applied."""
         return dataclasses.replace(self, **changes)
 
@@ -115,4 +115,4 @@ class Event:
 
 
 #: Anything the capture side hands to the writer.
-Record = Union[Handoff, RunRecord, Event]
+Record = Handoff | RunRecord | Event

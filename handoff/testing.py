@@ -15,12 +15,12 @@ written to any store, and the previously configured recorder is restored afterwa
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from dataclasses import replace
-from typing import Iterator
 
+from handoff.capture.recorder import Recorder, swap_recorder
 from handoff.config import current_settings
 from handoff.exporters.memory import InMemoryExporter
-from handoff.capture.recorder import Recorder, swap_recorder
 
 __all__ = ["CapturedRecords", "InMemoryExporter", "capture"]
 

@@ -21,8 +21,8 @@ import duckdb
 
 from handoff.errors import HandoffNotFound, RunNotFound
 from handoff.queries.db import deduped_sql, query
+from handoff.queries.edges import edges_since_sql, lost_in_step_sql, partition_floor
 from handoff.queries.runs import run_window
-from handoff.queries.edges import edges_since_sql, handoffs_since_sql, lost_in_step_sql, partition_floor
 
 #: Attributes a signature can also require to be equal: option name -> handoffs column.
 SAME_OPTIONS = {"template": "template", "model": "model", "prompt_pack": "prompt_pack", "input": "input_sha256"}

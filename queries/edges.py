@@ -107,8 +107,7 @@ def handoffs_since_sql() -> str:
     before deduplicating, so a scan of the last day does not pay for the whole year. (Copies of
     one row share its day partition: they are the same handoff at the same ``ts``.)
     """
-    from handoff.store.tables import dedup_order
-    from handoff.store.tables import PRIMARY_KEYS
+    from handoff.store.tables import PRIMARY_KEYS, dedup_order
 
     keys = ", ".join(PRIMARY_KEYS["handoffs"])
     return (

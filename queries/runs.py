@@ -6,10 +6,9 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
 import duckdb
-
-from handoff.errors import RunNotFound
 from ulid import ULID
 
+from handoff.errors import RunNotFound
 from handoff.ids import RUN_PREFIX
 from handoff.queries.db import deduped_sql, query
 

@@ -22,9 +22,10 @@ from __future__ import annotations
 import json
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
-from typing import Any, Callable
+from typing import Any
 
 from handoff.errors import HandoffError, StoreError
 from handoff.retention.lock import DEFAULT_STALE_AFTER_S, RetentionLock

@@ -13,7 +13,7 @@ import os
 import secrets
 import socket
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from handoff.errors import LockHeld, StoreError
 from handoff.store.base import ObjectStore
@@ -85,7 +85,7 @@ class RetentionLock:
         if holder is not None and holder.get("owner") == self.owner:
             self.store.delete(self.key)
 
-    def __enter__(self) -> "RetentionLock":
+    def __enter__(self) -> RetentionLock:
         self.acquire()
         return self
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import getpass
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
-from typing import Iterable
 
 import pyarrow.compute as pc
 

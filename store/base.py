@@ -8,8 +8,8 @@ or nothing), and writers use unique names, so many processes can write without c
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 
 @dataclass(frozen=True)

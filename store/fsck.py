@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from handoff.errors import StoreError
 from handoff.store.base import ObjectInfo, ObjectStore

@@ -23,8 +23,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from handoff.errors import StoreError, StoreUnreachable
 from handoff.store.base import ObjectInfo, ObjectStore
@@ -102,7 +103,7 @@ class S3Options:
             raise ValueError("max_attempts and upload_threads must be >= 1")
 
     @classmethod
-    def from_env(cls) -> "S3Options":
+    def from_env(cls) -> S3Options:
         """Read the ``HANDOFF_S3_*`` variables; bad values are logged and their defaults used."""
         sse = _env_sse()
         return cls(
@@ -153,8 +154,8 @@ def translate(exc: Exception, uri: str) -> StoreError:
 @contextlib.contextmanager
 def map_errors(uri: str) -> Iterator[None]:
     """Re-raise any boto3/botocore error inside the block as a handoff ``StoreError``."""
-    from botocore.exceptions import BotoCoreError, ClientError
     from boto3.exceptions import Boto3Error
+    from botocore.exceptions import BotoCoreError, ClientError
 
     try:
         yield
@@ -189,7 +190,7 @@ class S3ObjectStore(ObjectStore):
         self.upload_threads = self.options.upload_threads
 
     @classmethod
-    def from_url(cls, url: str, **kwargs: Any) -> "S3ObjectStore":
+    def from_url(cls, url: str, **kwargs: Any) -> S3ObjectStore:
         """Open ``s3://bucket/prefix`` with options from the environment unless given."""
         bucket, prefix = parse_url(url)
         return cls(bucket, prefix, **kwargs)

@@ -7,7 +7,8 @@ lives in the path, not in the files. Files are zstd-compressed and written once.
 from __future__ import annotations
 
 import io
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq

@@ -35,8 +35,8 @@ from __future__ import annotations
 import socket
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -148,9 +148,9 @@ def _fresh_recorder(tmp_path_factory, monkeypatch) -> Iterator[None]:
     would leak that into the next test, and spooled batches could be replayed into another
     test's store.
     """
+    from handoff.capture.recorder import replace_recorder
     from handoff.config import reset_settings
     from handoff.diagnostics import forget_warnings
-    from handoff.capture.recorder import replace_recorder
 
     forget_warnings()
     monkeypatch.setenv("HANDOFF_SPOOL_DIR", str(tmp_path_factory.mktemp("spool")))

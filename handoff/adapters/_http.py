@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 from handoff.adapters._handles import finish, open_handle, set_input, set_output
 from handoff.capture.propagation import inject
@@ -103,7 +104,7 @@ class _Call:
 
 def _read_body(request: Any) -> None:
     try:
-        request.content
+        request.content  # noqa: B018 - reading the property loads the body, or raises for a streamed one
     except Exception:  # noqa: BLE001 - a streamed upload: read it once, it is replayable afterwards
         request.read()
 
@@ -180,7 +181,7 @@ def _async_transport(lib: ModuleType) -> type:
 
         async def handle_async_request(self, request: Any) -> Any:
             try:
-                request.content
+                request.content  # noqa: B018 - as in _read_body
             except Exception:  # noqa: BLE001
                 await request.aread()
             call = _Call(request, self._name(request), self._from, self._propagate)

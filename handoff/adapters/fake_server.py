@@ -8,7 +8,8 @@ It answers ``POST /v1/chat/completions`` (also streamed, with ``stream_options.i
 ``POST /v1/responses`` and ``POST /v1/messages`` (also streamed); ``api`` is ``"openai"``,
 ``"responses"`` or ``"anthropic"``. ``reply(api, request)`` decides the answer: a string becomes the
 assistant's text, a dict is sent as the whole response body (with HTTP status ``_status``
-if it has that key, default 200). The default echoes the last user message. Usage is deterministic: input tokens = request bytes // 4, output tokens = words.
+if it has that key, default 200). The default echoes the last user message. Usage is
+deterministic: input tokens = request bytes // 4, output tokens = words.
 Every request is kept in :attr:`FakeModelServer.requests` as ``(path, headers, body)`` and
 every response body in :attr:`FakeModelServer.responses`.
 """
@@ -18,8 +19,9 @@ from __future__ import annotations
 import json
 import socket
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 Reply = Callable[[str, dict], "str | dict"]
 
@@ -152,7 +154,7 @@ def _anthropic_events(request: dict, text: str, body: bytes) -> list[tuple[str, 
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server: "_Server"
+    server: _Server
 
     def setup(self) -> None:
         super().setup()
@@ -213,7 +215,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
-    owner: "FakeModelServer"
+    owner: FakeModelServer
 
 
 class FakeModelServer:
@@ -237,7 +239,7 @@ class FakeModelServer:
         """``<url>/v1`` (the OpenAI SDK's ``base_url``)."""
         return self.url + "/v1"
 
-    def start(self) -> "FakeModelServer":
+    def start(self) -> FakeModelServer:
         """Start serving on a free loopback port in a daemon thread."""
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.owner = self
@@ -252,7 +254,7 @@ class FakeModelServer:
             self._server.server_close()
             self._server = None
 
-    def __enter__(self) -> "FakeModelServer":
+    def __enter__(self) -> FakeModelServer:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:

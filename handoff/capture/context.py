@@ -11,7 +11,8 @@ import collections
 import contextvars
 import itertools
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from handoff.ids import handoff_id, process_tag
 

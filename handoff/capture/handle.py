@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import contextvars
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace

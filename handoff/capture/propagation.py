@@ -16,7 +16,8 @@ calling handoff) and ``handoff.step`` (the step that made the call). ``extract``
 
 from __future__ import annotations
 
-from typing import Any, Iterable, MutableMapping
+from collections.abc import Iterable, MutableMapping
+from typing import Any
 
 from opentelemetry import baggage, trace
 from opentelemetry import context as otel_context
@@ -125,7 +126,7 @@ class RemoteRun:
             joined.__exit__(None, None, None)
         otel_context.detach(token)
 
-    def __enter__(self) -> "RemoteRun":
+    def __enter__(self) -> RemoteRun:
         self.attach()
         return self
 

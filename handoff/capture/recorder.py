@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from handoff.config import Settings, current_settings
 from handoff.diagnostics import Counters, warn_once

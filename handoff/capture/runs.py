@@ -5,7 +5,8 @@ from __future__ import annotations
 import functools
 import inspect
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -72,7 +73,7 @@ class run:  # noqa: N801 - used as ``with handoff.run(...)`` and ``@handoff.run(
         if self._state is not None:
             self._state.status = status
 
-    def __enter__(self) -> "run":
+    def __enter__(self) -> run:
         recorder = get_recorder()
         try:
             self._state = start_run(recorder, self.name or "run", self.attributes, self._join_id)
@@ -102,7 +103,7 @@ class run:  # noqa: N801 - used as ``with handoff.run(...)`` and ``@handoff.run(
         except Exception as capture_exc:  # noqa: BLE001
             recorder.capture_failed(capture_exc)
 
-    def _fresh(self) -> "run":
+    def _fresh(self) -> run:
         return run(
             self.name or getattr(self._fn, "__qualname__", "run"),
             run_id=self._join_id,

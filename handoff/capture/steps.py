@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from handoff.capture.context import current_run
 from handoff.capture.handle import Handle, current_handle, open_handle

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable, Sequence
 from datetime import date, datetime
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import click
 

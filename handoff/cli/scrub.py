@@ -48,7 +48,7 @@ def scrub_test(
 
         printenv | handoff scrub-test - --allow 'build-\\d+'
     """
-    from handoff.analysis.scrub import ScrubError, Scrubber
+    from handoff.analysis.scrub import Scrubber, ScrubError
 
     data = source.read()
     try:
@@ -83,7 +83,8 @@ def _finding_line(text: str, finding) -> str:
     line = text.count("\n", 0, finding.start) + 1
     column = finding.start - (text.rfind("\n", 0, finding.start) + 1) + 1
     shown = finding.text if len(finding.text) <= 60 else finding.text[:57] + "..."
-    return f"{line}:{column} {finding.entity} score={finding.score:.2f} recognizer={finding.recognizer} {json.dumps(shown, ensure_ascii=False)}"
+    found = f"{finding.entity} score={finding.score:.2f} recognizer={finding.recognizer}"
+    return f"{line}:{column} {found} {json.dumps(shown, ensure_ascii=False)}"
 
 
 def _summary(findings: list) -> str:

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from handoff.analysis.scrub import DEFAULT_ENTITIES, PII_ENTITIES, Finding, ScrubError, Scrubber
+from handoff.analysis.scrub import DEFAULT_ENTITIES, PII_ENTITIES, Finding, Scrubber, ScrubError
 
 CORPUS = pathlib.Path(__file__).resolve().parent.parent / "data" / "scrub_corpus"
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
@@ -99,6 +99,10 @@ def test_corpus_plants_every_entity_type_and_every_value_is_present():
         assert occurrences(value), value
 
 
+def _ratio(hit: int, total: int) -> str:
+    return f"{hit}/{total}"
+
+
 def test_recall_per_entity_type_is_complete_and_no_lower_than_stock_presidio(scrubber):
     """Every planted value of every type is found, and no type does worse than stock Presidio (table with -s)."""
     ours, ours_eaten = recall_and_keep(
@@ -107,11 +111,9 @@ def test_recall_per_entity_type_is_complete_and_no_lower_than_stock_presidio(scr
     stock, stock_eaten = recall_and_keep(stock_presidio_spans())
     print(f"\n{'entity':16} {'handoff':>8} {'stock':>8}")
     for entity in MANIFEST["planted"]:
-        print(f"{entity:16} {'%d/%d' % ours[entity]:>8} {'%d/%d' % stock[entity]:>8}")
+        print(f"{entity:16} {_ratio(*ours[entity]):>8} {_ratio(*stock[entity]):>8}")
     keep = len(MANIFEST["keep"])
-    print(
-        f"{'keep survives':16} {'%d/%d' % (keep - len(ours_eaten), keep):>8} {'%d/%d' % (keep - len(stock_eaten), keep):>8}"
-    )
+    print(f"{'keep survives':16} {_ratio(keep - len(ours_eaten), keep):>8} {_ratio(keep - len(stock_eaten), keep):>8}")
     assert {entity: hit for entity, (hit, total) in ours.items()} == {e: len(v) for e, v in MANIFEST["planted"].items()}
     assert all(ours[entity][0] >= stock[entity][0] for entity in ours)
 
@@ -137,10 +139,13 @@ def _generated_pii(rng: random.Random) -> str:
     area, mid, last = rng.choice(["212", "415", "646", "617"]), rng.randint(200, 999), rng.randint(1000, 9999)
     card = _luhn_completed(rng, rng.choice(["4", "51", "6011"]), 16)
     return rng.choice([
-        f"+1 {area}-{mid}-{last}", f"({area}) {mid}-{last}", f"{area}.{mid}.{last}", f"+44 20 {rng.randint(7000, 7999)} {rng.randint(1000, 9999)}",
+        f"+1 {area}-{mid}-{last}", f"({area}) {mid}-{last}", f"{area}.{mid}.{last}",
+        f"+44 20 {rng.randint(7000, 7999)} {rng.randint(1000, 9999)}",
         card, " ".join(card[i : i + 4] for i in range(0, 16, 4)), "-".join(card[i : i + 4] for i in range(0, 16, 4)),
-        _valid_iban(rng), ".".join(str(rng.randint(1, 254)) for _ in range(4)), f"2001:db8::{rng.randint(1, 9999):x}:{rng.randint(1, 9999):x}",
-        f"{''.join(rng.choice(string.ascii_lowercase) for _ in range(6))}{rng.choice(['', '.x', '+tag'])}@{rng.choice(['fabrikam.de', 'contoso.co.uk', 'mail.acme.io'])}",
+        _valid_iban(rng), ".".join(str(rng.randint(1, 254)) for _ in range(4)),
+        f"2001:db8::{rng.randint(1, 9999):x}:{rng.randint(1, 9999):x}",
+        "".join(rng.choice(string.ascii_lowercase) for _ in range(6)) + rng.choice(["", ".x", "+tag"])
+        + "@" + rng.choice(["fabrikam.de", "contoso.co.uk", "mail.acme.io"]),
         f"{rng.randint(100, 665)}-{rng.randint(10, 99)}-{rng.randint(1000, 9999)}",
     ])  # fmt: skip
 
@@ -173,12 +178,14 @@ def test_generated_business_values_are_never_redacted(scrubber):
     makers = [
         lambda: f"${rng.randint(1, 999999):,}.{rng.randint(0, 99):02d}", lambda: f"{rng.randint(0, 99)}.{rng.randint(0, 9)}%",
         lambda: f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:00Z",
-        lambda: f"{rng.randint(1, 12)}/{rng.randint(1, 28)}/2026", lambda: f"v{rng.randint(0, 20)}.{rng.randint(0, 30)}.{rng.randint(0, 99)}",
+        lambda: f"{rng.randint(1, 12)}/{rng.randint(1, 28)}/2026",
+        lambda: f"v{rng.randint(0, 20)}.{rng.randint(0, 30)}.{rng.randint(0, 99)}",
         lambda: f"{rng.randint(1, 12)}.{rng.randint(1, 9)}({rng.choice('abcd')})", lambda: f"INV-{rng.randint(10000, 99999)}",
         lambda: f"PO-2026-{rng.randint(1000, 9999)}", lambda: hashlib.sha256(str(rng.random()).encode()).hexdigest(),
         lambda: "run_01J" + "".join(rng.choice(crockford) for _ in range(23)), lambda: str(uuid.UUID(int=rng.getrandbits(128))),
         lambda: f"latency_ms={rng.randint(1, 99999)}", lambda: f"order #{rng.randint(100000, 9999999)}",
-        lambda: f"ts={rng.randint(1700000000000, 1800000000000)}", lambda: f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}",
+        lambda: f"ts={rng.randint(1700000000000, 1800000000000)}",
+        lambda: f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}",
     ]  # fmt: skip
     lines = [" and ".join(rng.choice(makers)() for _ in range(rng.randint(1, 4))) for _ in range(1000)]
     assert [(line, scrubber.analyze(line)) for line in lines if scrubber.analyze(line)] == []

@@ -27,15 +27,18 @@ def test_check_json_is_one_object_per_result(demo_copy):
     """``check --json`` prints every result of the run, passes included, in the documented shape."""
     result = _run("check", demo_copy.incident, "--store", demo_copy.store, "--json")
     assert result.exit_code == 0
-    edge = lambda child, parent: {
-        "run_id": demo_copy.incident,
-        "handoff_id": child,
-        "parent_handoff_id": parent,  # noqa: E731
-        "check": "edge-constraints",
-        "severity": "HIGH",
-        "status": "pass",
-        "lost": [],
-    }
+
+    def edge(child: str, parent: str) -> dict:
+        return {
+            "run_id": demo_copy.incident,
+            "handoff_id": child,
+            "parent_handoff_id": parent,
+            "check": "edge-constraints",
+            "severity": "HIGH",
+            "status": "pass",
+            "lost": [],
+        }
+
     assert json.loads(result.stdout) == [
         edge("hf-2", "hf-1"),
         edge("hf-3", "hf-2"),

@@ -37,7 +37,7 @@ class OTLPReceiver:
                 for span in scope_spans.spans:
                     self.spans.append(_span_dict(scope_spans.scope.name, span))
 
-    def start(self) -> "OTLPReceiver":
+    def start(self) -> OTLPReceiver:
         owner = self
 
         class Handler(BaseHTTPRequestHandler):

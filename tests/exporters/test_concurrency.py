@@ -47,7 +47,8 @@ def test_four_processes_writing_at_once_store_every_row_exactly_once(s3_url, spo
     store = open_store(s3_url)
     totals = query(
         connect(store),
-        "SELECT count(*) AS n, count(DISTINCT (run_id, handoff_id, attempt)) AS distinct_keys, count(DISTINCT run_id) AS runs FROM raw_handoffs",
+        "SELECT count(*) AS n, count(DISTINCT (run_id, handoff_id, attempt)) AS distinct_keys,"
+        " count(DISTINCT run_id) AS runs FROM raw_handoffs",
     )
     report = fsck(store)
     assert [(int(written), int(dropped)) for _run, written, dropped in outputs] == [(HANDOFFS + 2, 0)] * PROCESSES

@@ -10,10 +10,10 @@ from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 
 import handoff
+from handoff.capture.recorder import writer_status
 from handoff.config import reset_settings
 from handoff.exporters.metrics import register_metrics
 from handoff.queries import connect, query
-from handoff.capture.recorder import writer_status
 from handoff.store.s3 import S3ObjectStore
 
 

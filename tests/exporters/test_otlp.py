@@ -31,7 +31,7 @@ def _record_two_steps() -> str:
 
 
 def test_spans_arrive_with_the_contract_attributes_and_the_app_exporter_still_gets_them(store_dir, otlp_receiver):
-    """configure(otlp_endpoint=...) adds an exporter to my provider: my own exporter keeps its spans and the receiver gets every attribute."""
+    """configure(otlp_endpoint=...) adds an exporter to my provider: mine keeps its spans, the receiver gets every attribute."""
     provider = TracerProvider()
     mine = InMemorySpanExporter()
     provider.add_span_processor(SimpleSpanProcessor(mine))

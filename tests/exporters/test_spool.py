@@ -12,8 +12,8 @@ import handoff
 from handoff.config import reset_settings
 from handoff.errors import CorruptFile
 from handoff.exporters.spool import Backoff, Spool, deliver
-from handoff.store.base import PendingObject
 from handoff.queries import connect, query
+from handoff.store.base import PendingObject
 from handoff.store.local import LocalObjectStore
 
 

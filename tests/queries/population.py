@@ -30,7 +30,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from ulid import ULID
@@ -116,7 +116,7 @@ def _texts(variant: str) -> dict[str, str]:
     }
 
 
-@lru_cache(maxsize=None)
+@cache
 def _template(variant: str) -> dict[str, tuple[str, list[str]]]:
     """Each side's text and constraint tokens (extracted once per variant, not once per run)."""
     return {side: (text, extract_constraints(text)) for side, text in _texts(variant).items()}

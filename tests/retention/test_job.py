@@ -13,7 +13,6 @@ from handoff.queries.content import fetch_content
 from handoff.queries.db import connect
 from handoff.retention.job import apply, plan
 from handoff.retention.policy import parse_policy
-
 from tests.retention._data import BRIEF, NOW, VALIDATOR_REPORT, keys, rows, tiers_of, write_run
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 from datetime import date, datetime, timedelta, timezone
 
-
 from handoff.queries import connect, query
 from handoff.store.compact import compact, partitions
 from handoff.store.tables import encode_parquet, read_file, to_table
