@@ -26,7 +26,7 @@ def _one_line(exc: Exception) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def open_views(store_url: str | None, *, must_exist: bool = True):
+def open_views(store_url: str | None, *, must_exist: bool = True, progress_bar: bool = False):
     """Return ``(store, duckdb connection)``; a missing or empty store is an error when ``must_exist``."""
     from handoff.queries import connect
     from handoff.store import open_store
@@ -38,4 +38,4 @@ def open_views(store_url: str | None, *, must_exist: bool = True):
         root = store.local_path("")
         if not os.path.isdir(root):
             raise click.ClickException(f"no store at {root} (run `handoff demo`, or set --store / HANDOFF_STORE)")
-    return store, connect(store)
+    return store, connect(store, progress_bar=progress_bar)
