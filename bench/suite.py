@@ -34,6 +34,7 @@ PLANS: dict[str, dict[str, dict[str, Any]]] = {
         "ingest_on": {"handoffs": 2000, "timeout_s": 240},
         "scrub_throughput": {"corpus_mb": 4.0, "stock_mb": 0.25},
         "queries": {"runs": 125_000, "days": 90, "json_files": 100_000, "lookups": 30, "repeats": 5},
+        "ui": {"runs": 125_000, "days": 90, "lookups": 30},
         "peer": {"calls": 500, "rounds": 20},
         "peer_throughput": {"calls": 2000},
         "external": {},
@@ -47,6 +48,7 @@ PLANS: dict[str, dict[str, dict[str, Any]]] = {
         "ingest_on": {"handoffs": 80, "timeout_s": 40},
         "scrub_throughput": {"corpus_mb": 0.5, "stock_mb": 0.05},
         "queries": {"runs": 5000, "days": 10, "json_files": 5000, "lookups": 10, "repeats": 1},
+        "ui": {"runs": 5000, "days": 10, "lookups": 10},
         "peer": {"calls": 300, "rounds": 3},
         "peer_throughput": {"calls": 160},
         "external": {"quick": True},
@@ -60,6 +62,7 @@ PLANS: dict[str, dict[str, dict[str, Any]]] = {
         "ingest_on": {"handoffs": 16, "timeout_s": 60},
         "scrub_throughput": {"corpus_mb": 0.02, "stock_mb": 0},
         "queries": {"runs": 400, "days": 4, "json_files": 200, "lookups": 3, "repeats": 1},
+        "ui": {"runs": 400, "days": 4, "lookups": 3},
         "peer": {"calls": 20, "rounds": 1},
         "peer_throughput": {"calls": 16},
         "external": {"quick": True},
@@ -408,6 +411,20 @@ TASKS: list[Task] = [
                 ("value", "<", 1.0),
             ),
             ("queries.diff_runs_s", _QUERIES, "`handoff diff --runs` CLI wall time", "s", None),
+        ],
+    ),
+    Task(
+        "ui",
+        _QUERIES,
+        "ui",
+        expects=[
+            (
+                "ui.run_page_ms",
+                _QUERIES,
+                "`handoff ui` run page response time (HTTP on loopback)",
+                "ms",
+                ("value", "<=", 300),
+            )
         ],
     ),
     Task(

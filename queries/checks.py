@@ -15,6 +15,7 @@ kept, passes included: a check that records only failures cannot be told from on
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -24,8 +25,9 @@ import duckdb
 
 from handoff.errors import RunNotFound
 from handoff.queries.content import ContentReader
-from handoff.queries.db import query
-from handoff.queries.edges import edges_since_sql, handoffs_since_sql, partition_floor
+from handoff.queries.db import query, query_arrow
+from handoff.queries.edges import edges_over_sql, edges_since_sql, handoffs_since_sql, partition_floor
+from handoff.queries.runs import run_handoffs_sql, run_header
 from handoff.store.base import ObjectStore
 
 SEVERITIES = ("HIGH", "MED", "LOW")
@@ -118,12 +120,51 @@ register_check("edge-constraints", "HIGH", _edge_constraints, on="edge")
 register_check("transform-constraints", "HIGH", _transform_constraints, on="handoff")
 
 
-def _sources(run_id: str | None, since: timedelta | None, now: datetime | None) -> tuple[str, str, str, list[Any]]:
-    """``(handoffs relation, edges relation, where, params)`` for one run or a window."""
-    if run_id is not None:
-        return "handoffs", "edges", "run_id = ?", [run_id]
+def _window_sources(since: timedelta | None, now: datetime | None) -> tuple[str, str, str, list[Any]]:
+    """``(handoffs relation, edges relation, where, params)`` for every run in a window."""
     start = (now or datetime.now(timezone.utc)) - (since or timedelta(hours=24))
     return handoffs_since_sql(), edges_since_sql(), "ts >= ?", [partition_floor(start), start]
+
+
+def _pair_in_memory(con: duckdb.DuckDBPyConnection, table: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``(edges, handoffs)`` of one run's handoff rows already in memory (the edges view's SQL over them)."""
+    name = f"_run_targets_{uuid.uuid4().hex}"
+    con.register(name, table)
+    try:
+        edges = query(con, f"SELECT * FROM {edges_over_sql(name)} ORDER BY run_id, seq, parent_handoff_id")
+    finally:
+        con.unregister(name)
+    return edges, table.to_pylist()
+
+
+def _run_targets(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """One run's ``(edges, handoffs)``: its rows are read once (its own day partitions), then paired in memory."""
+    # The run's own days only (from its header's start and end), as get_run reads them.
+    source, params = run_handoffs_sql(run_id, run_header(con, run_id))
+    sql = f"SELECT * EXCLUDE (config, attributes) FROM {source} WHERE run_id = ? ORDER BY seq"
+    table = query_arrow(con, sql, [*params, run_id])
+    if table.num_rows == 0:
+        raise RunNotFound(run_id)
+    return _pair_in_memory(con, table)
+
+
+def _targets_of_run(
+    con: duckdb.DuckDBPyConnection, run: dict[str, Any]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``(edges, handoffs)`` of a :func:`~handoff.queries.runs.get_run` result, without reading the store again."""
+    import pyarrow as pa
+
+    from handoff.store.tables import SCHEMAS
+
+    if not run["handoffs"]:
+        raise RunNotFound(run["run_id"])
+    fields = [field for field in SCHEMAS["handoffs"] if field.name not in ("config", "attributes")]
+    schema = pa.schema([*fields, pa.field("dt", pa.date32())])
+    rows = [
+        {**{field.name: h.get(field.name) for field in fields}, "dt": h["ts"].astimezone(timezone.utc).date()}
+        for h in run["handoffs"]
+    ]
+    return _pair_in_memory(con, pa.Table.from_pylist(rows, schema=schema))
 
 
 def load_targets(
@@ -134,12 +175,12 @@ def load_targets(
     now: datetime | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Return ``(edges, handoffs)`` rows of one run, or of every run in the window; raise ``RunNotFound``."""
-    handoffs_from, edges_from, where, params = _sources(run_id, since, now)
+    if run_id is not None:
+        return _run_targets(con, run_id)
+    handoffs_from, edges_from, where, params = _window_sources(since, now)
     handoffs = query(
         con, f"SELECT * EXCLUDE (config, attributes) FROM {handoffs_from} WHERE {where} ORDER BY run_id, seq", params
     )
-    if run_id is not None and not handoffs:
-        raise RunNotFound(run_id)
     edges = query(con, f"SELECT * FROM {edges_from} WHERE {where} ORDER BY run_id, seq, parent_handoff_id", params)
     return edges, handoffs
 
@@ -190,9 +231,17 @@ def run_checks(
     now: datetime | None = None,
     checks: list[Check] | None = None,
     progress: Callable[[list], Iterable] | None = None,
+    run: dict[str, Any] | None = None,
 ) -> list[CheckResult]:
-    """Run the checks over one run (or every run in ``since``); results sorted by run, step order, check."""
-    edges, handoffs = load_targets(con, run_id=run_id, since=since, now=now)
+    """Run the checks over one run (or every run in ``since``); results sorted by run, step order, check.
+
+    ``run``, a :func:`~handoff.queries.runs.get_run` result the caller already has, is checked
+    from those rows instead of reading the run again (the viewer's run page does this).
+    """
+    if run is not None:
+        edges, handoffs = _targets_of_run(con, run)
+    else:
+        edges, handoffs = load_targets(con, run_id=run_id, since=since, now=now)
     rows = [("edge", row) for row in edges] + [("handoff", row) for row in handoffs]
     iterable = progress(rows) if progress is not None else rows
     results = list(apply_checks(iterable, checks))
@@ -233,6 +282,16 @@ def write_results(store: ObjectStore, results: list[CheckResult], *, checked_ts:
     return [
         write_table(store, "checks", day, writer, n, to_table("checks", rows))
         for n, (day, rows) in enumerate(sorted(by_day.items()))
+    ]
+
+
+def token_texts(tokens: Iterable[str]) -> list[dict[str, str]]:
+    """``[{"class", "text"}]`` for constraint tokens from the tokens alone (``clause:7.2(b)`` -> ``7.2(b)``).
+
+    Needs no content: what a digest-tier row, or a page that must not fetch content, can say.
+    """
+    return [
+        {"class": token.split(":", 1)[0], "text": token.split(":", 1)[1] if ":" in token else token} for token in tokens
     ]
 
 
@@ -295,6 +354,6 @@ class UpstreamTexts:
         for constraint in find_constraints(data.decode("utf-8", errors="replace")) if data else ():
             written.setdefault(constraint.token, constraint.text)
         return [
-            {"class": token.split(":", 1)[0], "text": written.get(token, token.split(":", 1)[1])}
-            for token in result.lost
+            {"class": item["class"], "text": written.get(token, item["text"])}
+            for token, item in zip(result.lost, token_texts(result.lost))
         ]

@@ -104,15 +104,19 @@ def _as_json(data: bytes) -> tuple[bool, Any]:
 
 
 def _digest_row(con: duckdb.DuckDBPyConnection, run_id: str, ref: SideRef) -> dict[str, Any]:
+    from handoff.queries.runs import run_handoffs_sql, run_header
+
     side = "input" if ref.side == "in" else "output"
+    source, params = run_handoffs_sql(run_id, run_header(con, run_id))
     rows = query(
         con,
-        f"SELECT {side}_sha256 AS sha256, {side}_constraints AS tokens FROM handoffs WHERE run_id = ? AND handoff_id = ?",
-        [run_id, ref.handoff_id],
+        f"SELECT handoff_id, {side}_sha256 AS sha256, {side}_constraints AS tokens FROM {source}",
+        params,
     )
-    if rows:
-        return rows[0]
-    if not query(con, "SELECT 1 FROM handoffs WHERE run_id = ? LIMIT 1", [run_id]):
+    for row in rows:
+        if row["handoff_id"] == ref.handoff_id:
+            return row
+    if not rows:
         raise RunNotFound(run_id)
     raise HandoffNotFound(run_id, ref.handoff_id)
 

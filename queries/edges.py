@@ -118,7 +118,12 @@ def handoffs_since_sql() -> str:
 
 def edges_since_sql() -> str:
     """The ``edges`` relation over :func:`handoffs_since_sql` (one ``?``: the first day, of parents too)."""
-    return "(" + _EDGES_SELECT.format(source=handoffs_since_sql()) + ")"
+    return edges_over_sql(handoffs_since_sql())
+
+
+def edges_over_sql(source: str) -> str:
+    """The ``edges`` relation over any deduplicated ``handoffs`` relation ``source`` (its parameters unchanged)."""
+    return "(" + _EDGES_SELECT.format(source=source) + ")"
 
 
 def partition_floor(start: datetime) -> date:

@@ -18,7 +18,7 @@ import logging
 import urllib.request
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
 import duckdb
@@ -122,6 +122,53 @@ def step_health(
         StepHealth(**row, fallbacks=fallbacks.get(row["step"], {}), failing_checks=checks.get(row["step"], {}))
         for row in query(con, _health_sql(column), [partition_floor(start), start])
     ]
+
+
+@dataclass(frozen=True)
+class DayHealth:
+    """One step (or other grouping) on one UTC day: runs that reached it and runs on which it was degraded."""
+
+    day: date
+    step: str
+    runs: int
+    degraded_runs: int
+
+    @property
+    def degraded_rate(self) -> float:
+        """Share of that day's runs on which the step errored, fell back or failed a check."""
+        return self.degraded_runs / self.runs if self.runs else 0.0
+
+
+def _by_day_sql(column: str) -> str:
+    return f"""
+        WITH h AS (
+            SELECT run_id, handoff_id, coalesce(CAST({column} AS VARCHAR), '-') AS step, status,
+                   CAST(timezone('UTC', ts) AS DATE) AS day
+            FROM {handoffs_since_sql()} WHERE ts >= ?
+        ),
+        failed AS (
+            SELECT DISTINCT c.run_id, c.handoff_id FROM checks c
+            JOIN h ON h.run_id = c.run_id AND h.handoff_id = c.handoff_id WHERE c.status = 'fail'
+        ),
+        flagged AS (
+            SELECT h.day, h.step, h.run_id,
+                   h.status IN ('error', 'fallback', 'broken') OR f.run_id IS NOT NULL AS degraded
+            FROM h LEFT JOIN failed f ON f.run_id = h.run_id AND f.handoff_id = h.handoff_id
+        )
+        SELECT day, step, count(DISTINCT run_id) AS runs,
+               count(DISTINCT run_id) FILTER (WHERE degraded) AS degraded_runs
+        FROM flagged GROUP BY day, step ORDER BY day, step
+    """
+
+
+def health_by_day(
+    con: duckdb.DuckDBPyConnection, *, since: timedelta = timedelta(days=7), by: str = "to", now: datetime | None = None
+) -> list[DayHealth]:
+    """Per UTC day and step (``by`` as in :func:`step_health`): runs and degraded runs, day order."""
+    if by not in GROUPS:
+        raise ValueError(f"bad --by {by!r}: use one of {', '.join(GROUPS)}")
+    start = (now or datetime.now(timezone.utc)) - since
+    return [DayHealth(**row) for row in query(con, _by_day_sql(GROUPS[by]), [partition_floor(start), start])]
 
 
 def failing_results(

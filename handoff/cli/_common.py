@@ -26,9 +26,8 @@ def _one_line(exc: Exception) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def open_views(store_url: str | None, *, must_exist: bool = True, progress_bar: bool = False):
-    """Return ``(store, duckdb connection)``; a missing or empty store is an error when ``must_exist``."""
-    from handoff.queries import connect
+def open_existing_store(store_url: str | None, *, must_exist: bool = True):
+    """Return the store at ``store_url``; a missing local store is an error when ``must_exist``."""
     from handoff.store import open_store
 
     store = open_store(store_url)
@@ -38,4 +37,12 @@ def open_views(store_url: str | None, *, must_exist: bool = True, progress_bar: 
         root = store.local_path("")
         if not os.path.isdir(root):
             raise click.ClickException(f"no store at {root} (run `handoff demo`, or set --store / HANDOFF_STORE)")
-    return store, connect(store, progress_bar=progress_bar)
+    return store
+
+
+def open_views(store_url: str | None, *, must_exist: bool = True):
+    """Return ``(store, duckdb connection)``; a missing or empty store is an error when ``must_exist``."""
+    from handoff.queries import connect
+
+    store = open_existing_store(store_url, must_exist=must_exist)
+    return store, connect(store)

@@ -10,6 +10,8 @@ from typing import Any
 
 import click
 
+from handoff.units import human_bytes, human_ms  # noqa: F401 - re-exported for the commands
+
 
 def _jsonable(value: Any) -> Any:
     if isinstance(value, (datetime, date)):
@@ -62,24 +64,3 @@ def print_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: st
     for row in rows:
         table.add_row(*row)
     console.print(table)
-
-
-def human_bytes(size: int | None) -> str:
-    """``1536`` -> ``1.5 KB``."""
-    if size is None:
-        return "-"
-    value = float(size)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{int(value)} B" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} GB"
-
-
-def human_ms(ms: float | None) -> str:
-    """``1234.5`` -> ``1.23 s``."""
-    if ms is None:
-        return "-"
-    if ms < 10:
-        return f"{ms:.1f} ms"
-    return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.2f} s"

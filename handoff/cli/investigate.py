@@ -39,7 +39,9 @@ def _progress(label: str):
 
 def _open(store_url: str | None):
     """The store and its views; DuckDB's own progress bar only on a terminal (it writes to fd 1, past ``--json``)."""
-    return open_views(store_url, progress_bar=sys.stdout.isatty())
+    store, con = open_views(store_url)
+    con.execute(f"SET enable_progress_bar = {str(sys.stdout.isatty()).lower()}")
+    return store, con
 
 
 def _duration(text: str) -> timedelta:
@@ -165,7 +167,8 @@ breaker_window_option = click.option(
 )
 
 
-def _import_plugins(modules: tuple[str, ...]) -> None:
+def import_plugins(modules: tuple[str, ...]) -> None:
+    """Import each module named by ``--plugin`` (they register checks); a missing one is an ``Error:`` line."""
     import importlib
 
     for name in modules:
@@ -222,7 +225,7 @@ def check_command(
     """
     from handoff.queries.health import check_and_record
 
-    _import_plugins(plugins)
+    import_plugins(plugins)
     with errors_as_click():
         store, con = _open(store_url)
         done = check_and_record(
@@ -359,17 +362,26 @@ def blast_radius_command(
     type=click.Choice(["to", "from", "model", "template", "prompt_pack", "kind"]),
     help="Group by consumer step (to), producer (from) or config.",
 )
+@click.option("--per-day", is_flag=True, help="Instead: per UTC day and step, the share of runs it was degraded on.")
 @breaker_runs_option
 @breaker_window_option
 @store_option
 @json_option
 @markdown_option
 def health_command(
-    since: str, by: str, breaker_runs: int, breaker_window: str, store_url: str | None, as_json: bool, as_markdown: bool
+    since: str,
+    by: str,
+    per_day: bool,
+    breaker_runs: int,
+    breaker_window: str,
+    store_url: str | None,
+    as_json: bool,
+    as_markdown: bool,
 ) -> None:
     """Per step: runs, error and fallback rates, fallbacks by name, failing checks.
 
-    Also shows the circuit breakers the recorded check results would open.
+    Also shows the circuit breakers the recorded check results would open. With --per-day,
+    one row per day and step instead (what `handoff ui` charts on /health).
 
     Example:
 
@@ -377,6 +389,9 @@ def health_command(
     """
     from handoff.queries.health import failing_results, step_health
 
+    if per_day:
+        _health_per_day(since, by, store_url, as_json, as_markdown)
+        return
     with errors_as_click():
         window = _duration(since)
         _store, con = _open(store_url)
@@ -427,6 +442,34 @@ def health_command(
         click.echo(("- " if as_markdown else "") + trip.message())
 
 
+def _health_per_day(since: str, by: str, store_url: str | None, as_json: bool, as_markdown: bool) -> None:
+    from handoff.queries.health import health_by_day
+
+    with errors_as_click():
+        window = _duration(since)
+        _store, con = _open(store_url)
+        days = health_by_day(con, since=window, by=by)
+    if as_json:
+        print_json(
+            [
+                {
+                    "day": d.day,
+                    "step": d.step,
+                    "runs": d.runs,
+                    "degraded_runs": d.degraded_runs,
+                    "degraded_rate": round(d.degraded_rate, 4),
+                }
+                for d in days
+            ]
+        )
+        return
+    if not days:
+        click.echo(f"no handoffs in the last {since}")
+        return
+    rows = [[d.day.isoformat(), d.step, d.runs, d.degraded_runs, f"{d.degraded_rate:.0%}"] for d in days]
+    _emit(rows, ["day", by, "runs", "degraded runs", "degraded"], as_markdown)
+
+
 # -- sql and views ---------------------------------------------------------------------------------
 
 
@@ -442,12 +485,18 @@ def sql_command(statement: str, store_url: str | None, as_json: bool, as_markdow
 
         handoff sql "SELECT to_step, count(*) FROM edges WHERE len(lost) > 0 GROUP BY ALL"
     """
-    from handoff.queries.db import check_select, run_select
+    import duckdb
+
+    from handoff.queries.db import translate
 
     with errors_as_click():
-        check_select(statement)
         _store, con = _open(store_url)
-        columns, rows = run_select(con, statement)
+        try:
+            cursor = con.execute(statement)
+            columns = [column[0] for column in cursor.description or []]
+            rows = cursor.fetchall() if columns else []
+        except duckdb.Error as exc:
+            raise translate(exc) from exc
     if as_json:
         print_json([dict(zip(columns, row)) for row in rows])
     elif columns:

@@ -24,28 +24,59 @@ def runs() -> None:
 @runs.command("list")
 @click.option("--since", default=None, metavar="DURATION", help="Only runs started this recently (e.g. 24h, 7d).")
 @click.option("--status", default=None, help="Only runs with this status (ok, error, running).")
+@click.option(
+    "--attr", "attrs", multiple=True, metavar="KEY=VALUE", help="Only runs with this attribute value (repeatable)."
+)
+@click.option("--search", default=None, metavar="TEXT", help="Only runs whose id or an attribute value contains TEXT.")
+@click.option("--step", default=None, metavar="STEP", help="Only runs with a handoff from or to this step.")
+@click.option(
+    "--failing-check", default=None, metavar="CHECK", help="Only runs where this stored check failed ('*': any)."
+)
 @click.option("--limit", default=50, show_default=True, type=click.IntRange(1), help="At most this many runs.")
 @store_option
 @json_option
-def list_command(since: str | None, status: str | None, limit: int, store_url: str | None, as_json: bool) -> None:
-    """List recent runs, newest first.
+def list_command(
+    since: str | None,
+    status: str | None,
+    attrs: tuple[str, ...],
+    search: str | None,
+    step: str | None,
+    failing_check: str | None,
+    limit: int,
+    store_url: str | None,
+    as_json: bool,
+) -> None:
+    """List recent runs, newest first; filters combine.
 
     Example:
 
-        handoff runs list --since 24h --status error --limit 20
+        handoff runs list --since 24h --attr invoice=INV-88214 --status error --limit 20
     """
     from handoff.durations import parse_duration
-    from handoff.queries.runs import list_runs
+    from handoff.queries.runs import list_runs, parse_attr_filter
 
     with errors_as_click():
         window = parse_duration(since) if since else None
+        wanted = dict(parse_attr_filter(text) for text in attrs)
         _store, con = open_views(store_url)
-        rows = list_runs(con, since=window, status=status, limit=limit)
+        rows = list_runs(
+            con,
+            since=window,
+            status=status,
+            attrs=wanted,
+            search=search,
+            step=step,
+            failing_check=failing_check,
+            limit=limit,
+        )
     if as_json:
         print_json(rows)
         return
     if not rows:
-        click.echo("no runs" + (f" in the last {since}" if since else ""))
+        filtered = " matching the filters" if attrs or search or step or failing_check else ""
+        click.echo(
+            "no runs" + (f" in the last {since}" if since else "") + filtered + _known_names(con, step, failing_check)
+        )
         return
     print_table(
         ["run", "name", "started", "duration", "status", "handoffs", "errors", "fallbacks", "attributes"],
@@ -64,6 +95,18 @@ def list_command(since: str | None, status: str | None, limit: int, store_url: s
             for r in rows
         ],
     )
+
+
+def _known_names(con, step: str | None, failing_check: str | None) -> str:
+    """A hint naming the steps (or checks with stored results) that exist, when the filter named another."""
+    from handoff.queries.runs import check_names, step_names
+
+    with errors_as_click():
+        if step and step not in (steps := step_names(con)):
+            return f" (no step {step!r}; steps: {', '.join(steps) or 'none'})"
+        if failing_check and failing_check != "*" and failing_check not in (checks := check_names(con)):
+            return f" (no stored results of {failing_check!r}; checks with results: {', '.join(checks) or 'none'})"
+    return ""
 
 
 def _ratio(row: dict) -> str:
@@ -124,10 +167,18 @@ def _header_line(run: dict) -> str:
     )
 
 
+def _event_line(event: dict) -> str:
+    where = event["handoff_id"] or "run"
+    message = f" {event['error_type'] or ''} {event['error_message'] or ''}".rstrip()
+    return f"{where}: {event['kind']} {event['name']}{':' if message else ''}{message}"
+
+
 def render_run(run: dict) -> None:
-    """Print a run's header and its handoff table (what ``runs show`` prints)."""
+    """Print a run's header, its handoff table and its events (what ``runs show`` prints)."""
     click.echo(_header_line(run))
     print_table(_SHOW_COLUMNS, _show_rows(run))
+    for event in run.get("events", ()):
+        click.echo("event " + _event_line(event))
 
 
 def run_markdown(run: dict) -> str:
@@ -148,6 +199,8 @@ def run_markdown(run: dict) -> str:
         lines.append(
             f"- `{h['handoff_id']}` {h['status']}: {h['error_type'] or ''} {h['error_message'] or ''}".rstrip()
         )
+    for event in run.get("events", ()):
+        lines.append(f"- event {_event_line(event)}")
     return "\n".join(lines)
 
 
@@ -166,11 +219,12 @@ def show_run_command(run_id: str, store_url: str | None, as_json: bool, as_markd
 
         handoff runs show run_01JD8X2K7M4Q9V3T6B1N5C8R2P --markdown > ticket.md
     """
-    from handoff.queries.runs import get_run, public_record
+    from handoff.queries.runs import get_run, public_record, run_events
 
     with errors_as_click():
         _store, con = open_views(store_url)
         run = get_run(con, run_id)
+        run["events"] = run_events(con, run_id, run)
     if as_json:
         print_json(
             {
