@@ -20,7 +20,7 @@ from typing import Any
 import duckdb
 
 from handoff.errors import HandoffNotFound, RunNotFound
-from handoff.queries.db import deduped_sql, query
+from handoff.queries.db import check_expression, deduped_sql, query
 from handoff.queries.edges import edges_since_sql, lost_in_step_sql, partition_floor
 from handoff.queries.runs import run_window
 
@@ -81,7 +81,12 @@ def derive_signature(
     tokens: tuple[str, ...] | None = None,
     where: str | None = None,
 ) -> Signature:
-    """Derive the fault signature of one handoff; raise ``ValueError`` when it lost nothing to search for."""
+    """Derive the fault signature of one handoff; raise ``ValueError`` when it lost nothing to search for.
+
+    ``where`` must be one SQL expression (``QueryError`` otherwise): it is spliced into the search.
+    """
+    if where is not None:
+        check_expression(where)
     seed = _seed(con, run_id, handoff_id)
     step_lost = list(seed["step_lost"] or []) if seed["kind"] == "transform" else []
     edge_from, edge_lost = _edge_lost(con, run_id, handoff_id)

@@ -5,11 +5,21 @@
 deduplicated on its primary key so a reader never sees a row twice (compaction and retries
 can leave two copies for a moment). Local stores are read by DuckDB's own Parquet reader;
 other stores through a pyarrow filesystem, so nothing needs a DuckDB extension.
+
+The connection can read the store and nothing else: DuckDB's external access is off except for
+the store's directory (none at all for S3, which pyarrow reads), Python replacement scans are
+off, and the configuration is locked, so no statement can turn any of it back on. SQL a user
+writes (``handoff sql``, ``--where``) must also be one ``SELECT`` (:func:`check_select`) or one
+expression (:func:`check_expression`): writes, ``COPY``, ``ATTACH``, ``INSTALL`` and host files
+are refused with one line.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import secrets
+import tempfile
 from typing import Any
 
 import duckdb
@@ -91,14 +101,15 @@ def create_views(con: duckdb.DuckDBPyConnection, store: ObjectStore) -> None:
     create_edges_view(con)
 
 
-def connect(store: ObjectStore | str | None = None) -> duckdb.DuckDBPyConnection:
-    """Open an in-memory DuckDB connection with views over ``store`` (a store or its URL)."""
+def connect(store: ObjectStore | str | None = None, *, progress_bar: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open an in-memory DuckDB connection with views over ``store`` (a store or its URL) that reads only the store.
+
+    ``progress_bar`` shows DuckDB's progress bar for long queries (it draws on stdout even when
+    piped, so only on a terminal); it is fixed here because the configuration is locked.
+    """
     if not isinstance(store, ObjectStore):
         store = open_store(store)
-    con = duckdb.connect(":memory:")
-    con.execute("SET TimeZone = 'UTC'")
-    # DuckDB draws its progress bar on stdout for long queries, even when piped: it would corrupt --json.
-    con.execute("SET enable_progress_bar = false")
+    con = sandboxed_connection(store.local_path(""), progress_bar=progress_bar)
     try:
         create_views(con, store)
     except duckdb.Error as exc:
@@ -107,6 +118,56 @@ def connect(store: ObjectStore | str | None = None) -> duckdb.DuckDBPyConnection
     while len(_stores) > 64:
         _stores.pop(next(iter(_stores)))
     return con
+
+
+def sandboxed_connection(readable_dir: str | None, *, progress_bar: bool = False) -> duckdb.DuckDBPyConnection:
+    """Return an in-memory connection that can touch no file outside ``readable_dir`` (none when ``None``), locked."""
+    con = duckdb.connect(":memory:")
+    con.execute("SET TimeZone = 'UTC'")
+    con.execute(f"SET enable_progress_bar = {str(progress_bar).lower()}")
+    # Spill files go to a fresh private directory (DuckDB creates it only if it spills), not ./.tmp.
+    con.execute(
+        "SET temp_directory = ?", [os.path.join(tempfile.gettempdir(), f"handoff-duckdb-{secrets.token_hex(8)}")]
+    )
+    if readable_dir is not None:
+        con.execute("SET allowed_directories = ?", [[os.path.join(readable_dir, "")]])
+    con.execute("SET python_enable_replacements = false")
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
+    return con
+
+
+#: Statement types a user's query may be: reading only (``WITH``, ``DESCRIBE``, ``SHOW`` and
+#: ``SUMMARIZE`` parse as SELECT).
+_READ_ONLY = ("SELECT",)
+
+
+def check_select(sql: str) -> None:
+    """Raise ``QueryError`` unless ``sql`` is exactly one SELECT statement (the only kind ``handoff sql`` runs)."""
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise translate(exc) from exc
+    if len(statements) != 1:
+        raise QueryError(f"give exactly one SELECT statement, not {len(statements)}")
+    kind = statements[0].type.name
+    if kind not in _READ_ONLY:
+        raise QueryError(f"only SELECT queries are allowed (the store is read-only here), not {kind}")
+
+
+def check_expression(sql: str) -> None:
+    """Raise ``QueryError`` unless ``sql`` is one SQL expression (a ``--where`` predicate)."""
+    if not sql.strip():
+        raise QueryError("the --where predicate is empty")
+    try:
+        duckdb.SQLExpression(sql)
+    except duckdb.Error as exc:
+        raise QueryError(f"--where must be one SQL expression: {_first_line(exc)}") from exc
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 # Which store each open connection reads, so a query that lost a race with compaction or
@@ -128,8 +189,14 @@ _FILE_IN_MESSAGE = re.compile(r"""(?:file|File)\s+["']?([^"'\s]+\.parquet)""")
 
 def translate(exc: Exception) -> Exception:
     """Map a DuckDB error to the handoff error a user can act on."""
-    message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    message = _first_line(exc)
     lowered = message.lower()
+    if (
+        isinstance(exc, duckdb.PermissionException)
+        or "disabled by configuration" in lowered
+        or "configuration has been locked" in lowered
+    ):
+        return QueryError(f"refused: queries read only the store ({message})")
     if _vanished(exc):
         return QueryError(f"a store file disappeared while it was read (compaction or retention running?): {message}")
     if "parquet" in lowered and any(
@@ -152,6 +219,17 @@ def _run(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None, fet
                 raise translate(exc) from exc
             create_views(con, store)
     raise AssertionError("unreachable")
+
+
+def run_select(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tuple]]:
+    """Run a user's query (``handoff sql``) after :func:`check_select`; return ``(column names, rows)``."""
+    check_select(sql)
+    try:
+        cursor = con.execute(sql)
+        columns = [column[0] for column in cursor.description or []]
+        return columns, (cursor.fetchall() if columns else [])
+    except duckdb.Error as exc:
+        raise translate(exc) from exc
 
 
 def _as_dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:

@@ -40,9 +40,9 @@ def open_existing_store(store_url: str | None, *, must_exist: bool = True):
     return store
 
 
-def open_views(store_url: str | None, *, must_exist: bool = True):
+def open_views(store_url: str | None, *, must_exist: bool = True, progress_bar: bool = False):
     """Return ``(store, duckdb connection)``; a missing or empty store is an error when ``must_exist``."""
     from handoff.queries import connect
 
     store = open_existing_store(store_url, must_exist=must_exist)
-    return store, connect(store)
+    return store, connect(store, progress_bar=progress_bar)

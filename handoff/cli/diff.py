@@ -14,9 +14,7 @@ from handoff.cli._render import markdown_table, print_json, print_table
 
 def _open(store_url: str | None):
     """The store and its views; DuckDB's own progress bar only on a terminal (it writes to fd 1, past ``--json``)."""
-    store, con = open_views(store_url)
-    con.execute(f"SET enable_progress_bar = {str(sys.stdout.isatty()).lower()}")
-    return store, con
+    return open_views(store_url, progress_bar=sys.stdout.isatty())
 
 
 def _emit(rows: list[list[Any]], columns: list[str], as_markdown: bool) -> None:

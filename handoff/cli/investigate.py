@@ -39,9 +39,7 @@ def _progress(label: str):
 
 def _open(store_url: str | None):
     """The store and its views; DuckDB's own progress bar only on a terminal (it writes to fd 1, past ``--json``)."""
-    store, con = open_views(store_url)
-    con.execute(f"SET enable_progress_bar = {str(sys.stdout.isatty()).lower()}")
-    return store, con
+    return open_views(store_url, progress_bar=sys.stdout.isatty())
 
 
 def _duration(text: str) -> timedelta:
@@ -485,18 +483,12 @@ def sql_command(statement: str, store_url: str | None, as_json: bool, as_markdow
 
         handoff sql "SELECT to_step, count(*) FROM edges WHERE len(lost) > 0 GROUP BY ALL"
     """
-    import duckdb
-
-    from handoff.queries.db import translate
+    from handoff.queries.db import check_select, run_select
 
     with errors_as_click():
+        check_select(statement)
         _store, con = _open(store_url)
-        try:
-            cursor = con.execute(statement)
-            columns = [column[0] for column in cursor.description or []]
-            rows = cursor.fetchall() if columns else []
-        except duckdb.Error as exc:
-            raise translate(exc) from exc
+        columns, rows = run_select(con, statement)
     if as_json:
         print_json([dict(zip(columns, row)) for row in rows])
     elif columns:

@@ -10,20 +10,12 @@ from click.testing import CliRunner
 
 import handoff
 from handoff.cli import main
-from handoff.config import reset_settings
 from handoff.exporters.spool import Spool
 from tests.exporters.test_spool import broken_store, record_handoffs
 from tests.store.test_compact import handoff_rows, put_file
-from tests.store.test_fsck import keys, record
 
-
-@pytest.fixture(autouse=True)
-def fresh_recorder(spool_dir):
-    """Every test starts with default settings and its own spool, and shuts its recorder down."""
-    reset_settings()
-    yield
-    handoff.shutdown(10)
-    reset_settings()
+# fresh_recorder (autouse): default settings and a spool of its own for every test, recorder shut down after.
+from tests.store.test_fsck import fresh_recorder, keys, record  # noqa: F401
 
 
 def test_handoff_status_shows_counters_of_other_processes_and_the_spool(tmp_path, spool_dir):
