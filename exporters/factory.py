@@ -70,4 +70,4 @@ def _build_scrubber(settings: Settings) -> Any:
     from handoff.analysis.scrub import Scrubber
 
     # The environment still supplies entities, allow-list and spaCy model when a key is configured.
-    return Scrubber.from_env(key=settings.scrub_key)
+    return Scrubber.from_env(key=settings.scrub_key, spacy_model=settings.spacy_model, model_from_env=False)

@@ -27,6 +27,7 @@ def configure(
     *,
     scrub: bool = _UNSET,
     scrub_key: str | bytes | None = _UNSET,
+    spacy_model: str | None = _UNSET,
     digest_key: str | bytes | None = _UNSET,
     inline_limit_bytes: int = _UNSET,
     flush_interval_s: float = _UNSET,
@@ -43,6 +44,9 @@ def configure(
     ``store``: a directory (default ``./.handoff``, env ``HANDOFF_STORE``) or ``s3://bucket/prefix``.
     ``scrub``: redact PII and secrets before anything is written (default on).
     ``scrub_key``: key for consistent pseudonyms across processes (env ``HANDOFF_SCRUB_KEY``).
+    ``spacy_model``: an installed spaCy NER pipeline whose PERSON and LOCATION findings are added to
+    the built-in name and address detectors (env ``HANDOFF_SPACY_MODEL``; a model that is not
+    installed raises ``ValueError`` here, or is logged as an error and ignored from the environment).
     ``digest_key``: make digests HMAC-SHA256 under this key instead of plain SHA-256.
     ``inline_limit_bytes``: payloads above this go to their own compressed object (default 8 MiB).
     ``flush_interval_s``, ``max_queue``, ``max_batch``: the background writer's timer and bounds.

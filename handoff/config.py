@@ -26,6 +26,7 @@ class Settings:
     store: str = DEFAULT_STORE
     scrub: bool = True
     scrub_key: str | bytes | None = None
+    spacy_model: str | None = None
     digest_key: str | bytes | None = None
     inline_limit_bytes: int = DEFAULT_INLINE_LIMIT_BYTES
     flush_interval_s: float = 1.0
@@ -67,12 +68,35 @@ def _env_int(name: str, default: int) -> int:
         return default
 
 
+def spacy_model_installed(name: str) -> bool:
+    """Whether the spaCy pipeline package ``name`` is importable (checked without importing spaCy)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _env_spacy_model() -> str | None:
+    name = os.environ.get("HANDOFF_SPACY_MODEL") or None
+    if name and not spacy_model_installed(name):
+        log.error(
+            "HANDOFF_SPACY_MODEL=%r is not installed (pip install it); scrubbing runs without it, "
+            "with the built-in name and address detectors",
+            name,
+        )
+        return None
+    return name
+
+
 def settings_from_env() -> Settings:
     """Build settings from ``HANDOFF_*`` variables, falling back to defaults on bad values."""
     return Settings(
         store=resolve_store(),
         scrub=_env_bool("HANDOFF_SCRUB", True),
         scrub_key=os.environ.get("HANDOFF_SCRUB_KEY") or None,
+        spacy_model=_env_spacy_model(),
         digest_key=os.environ.get("HANDOFF_DIGEST_KEY") or None,
         inline_limit_bytes=_env_int("HANDOFF_INLINE_LIMIT_BYTES", DEFAULT_INLINE_LIMIT_BYTES),
         spool_dir=os.environ.get("HANDOFF_SPOOL_DIR") or None,
@@ -103,6 +127,8 @@ def validate(settings: Settings) -> None:
         raise ValueError("flush_interval_s must be > 0")
     if settings.max_queue < 1 or settings.max_batch < 1:
         raise ValueError("max_queue and max_batch must be >= 1")
+    if settings.spacy_model and not spacy_model_installed(settings.spacy_model):
+        raise ValueError(f"spacy_model {settings.spacy_model!r} is not installed (pip install it; nothing is downloaded)")
     if not str(settings.store):
         raise ValueError("store must be a directory path or an s3:// URL")
 

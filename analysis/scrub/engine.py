@@ -280,9 +280,16 @@ def _offline_tld_extractor() -> Any:
     return tldextract.TLDExtract(cache_dir=None, suffix_list_urls=(), fallback_to_snapshot=True)
 
 
+_FILE_SUFFIXES = frozenset("png jpg jpeg gif svg webp ico js ts py json yaml yml txt md css html pdf zip gz tar csv xml log lock toml ini cfg sh exe dll so".split())
+
+
 def has_public_suffix(email: str) -> bool:
-    """Presidio's email validation (the domain ends in a public suffix), from tldextract's bundled list."""
-    return _offline_tld_extractor()(email).fqdn != ""
+    """Presidio's email validation (the domain ends in a public suffix, from tldextract's bundled list), also
+    accepting the special-use and private top-level names mail is addressed to (``.example``, ``.internal``)."""
+    if _offline_tld_extractor()(email).fqdn != "":
+        return True
+    tld = email.rsplit(".", 1)[-1].lower() if "." in email.rsplit("@", 1)[-1] else ""
+    return tld.isalpha() and 2 <= len(tld) <= 24 and tld not in _FILE_SUFFIXES
 
 
 def nlp_engine(spacy_model: str | None) -> Any:

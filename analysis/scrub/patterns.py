@@ -15,6 +15,8 @@ PII_ENTITIES: tuple[str, ...] = (
     "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS", "US_SSN", "CRYPTO",
 )  # fmt: skip
 NER_ENTITIES: tuple[str, ...] = ("PERSON", "LOCATION")
+# Found by the whole-text detectors (handoff.analysis.scrub.detectors), no NER model needed.
+TEXT_ENTITIES: tuple[str, ...] = ("PERSON", "ADDRESS", "DATE_OF_BIRTH", "NATIONAL_ID")
 PHONE_MIN_DIGITS = 7
 
 _ASSIGN = r"""["']?\s*[:=]\s*"""

@@ -28,6 +28,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from handoff.analysis.scrub.detectors import text_findings
 from handoff.analysis.scrub.engine import analyzer_engine, build_secret_recognizers
 from handoff.analysis.scrub.findings import (
     Finding,
@@ -36,14 +37,19 @@ from handoff.analysis.scrub.findings import (
     to_finding,
     without_overlaps,
 )
-from handoff.analysis.scrub.patterns import NER_ENTITIES, PII_ENTITIES, phone_shaped
+from handoff.analysis.scrub.identifiers import is_card_number
+from handoff.analysis.scrub.labels import label_of
+from handoff.analysis.scrub.patterns import NER_ENTITIES, PII_ENTITIES, TEXT_ENTITIES, phone_shaped
+from handoff.analysis.scrub.pseudonyms import normalized
 from handoff.analysis.scrub.prefilter import Prefilter
 from handoff.analysis.scrub.settings import (
+    logger,
     compile_allow,
     custom_spec,
     env_entities,
     resolve_entities,
     resolve_key,
+    spacy_model_installed,
     split_regex_list,
     valid_regex,
 )
@@ -104,13 +110,16 @@ class Scrubber:
     ) -> None:
         self._key = resolve_key(key)
         self._spacy_model = spacy_model or None
+        if self._spacy_model and not spacy_model_installed(self._spacy_model):
+            raise ValueError(f"spaCy model {self._spacy_model!r} is not installed (pip install it; nothing is downloaded)")
         self._custom = [custom_spec(spec) for spec in recognizers]
         self._entities = resolve_entities(entities, self._spacy_model, self._custom)
         self._allow = [compile_allow(pattern) for pattern in allow]
         self._threshold = float(score_threshold)
-        self._prefilter = Prefilter(
-            self._entities, [(spec.entity, re.compile(spec.regex, spec.flags)) for spec in self._custom]
-        )
+        self._text_entities = frozenset(self._entities)
+        # Presidio sees only what the whole-text detectors do not cover (PERSON too when a NER model is named).
+        presidio = [e for e in self._entities if e not in TEXT_ENTITIES or (e == "PERSON" and self._spacy_model)]
+        self._prefilter = Prefilter(presidio, [(spec.entity, re.compile(spec.regex, spec.flags)) for spec in self._custom])
         self._lines = _LineCache(_LINE_CACHE_SIZE)
         self._pseudonym = functools.lru_cache(maxsize=_LINE_CACHE_SIZE)(self._pseudonym_uncached)
         self._custom_recognizers: list | None = None
@@ -124,13 +133,14 @@ class Scrubber:
         allow: Iterable[str] = (),
         spacy_model: str | None = None,
         score_threshold: float = 0.5,
+        model_from_env: bool = True,
     ) -> Scrubber:
         """Build a Scrubber from HANDOFF_SCRUB_KEY, HANDOFF_SPACY_MODEL, HANDOFF_SCRUB_ENTITIES and
         HANDOFF_SCRUB_ALLOW (comma lists; commas inside ``{m,n}``, ``[...]`` and ``(...)`` stay in
         their regex). A bad environment value is logged and its default used. Arguments given here
         (``key`` from ``handoff.configure(scrub_key=...)``, flags of ``handoff scrub-test``) win over
         the environment, and bad ones raise ``ValueError``."""
-        model = spacy_model or os.environ.get("HANDOFF_SPACY_MODEL") or None
+        model = spacy_model or (_env_model() if model_from_env else None)
         entities = list(entities) if entities is not None else env_entities(model)
         allow = list(allow) or [
             p for p in split_regex_list(os.environ.get("HANDOFF_SCRUB_ALLOW", "")) if valid_regex(p)
@@ -176,10 +186,8 @@ class Scrubber:
         """Return the token ``<ENTITY:xxxxxx>`` that ``value`` becomes under this scrubber's key."""
         return self._pseudonym(entity, value)
 
-    def _scrub_text(self, text: str) -> str:
-        # Short single-line strings (JSON values, attributes) repeat most: try the cache first.
-        cached = self._lines.get(text) if "\n" not in text else None
-        findings = cached if cached is not None else self._findings(text)
+    def _scrub_text(self, text: str, known_names: Iterable[str] = ()) -> str:
+        findings = self._findings(text, known_names)
         if not findings:
             return text
         pieces, cursor = [], 0
@@ -191,10 +199,19 @@ class Scrubber:
         return "".join(pieces)
 
     def _pseudonym_uncached(self, entity: str, value: str) -> str:
-        digest = hmac.new(self._key, value.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+        key = normalized(entity, value)
+        digest = hmac.new(self._key, key.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
         return f"<{entity}:{digest[:6]}>"
 
-    def _findings(self, text: str) -> list[Finding]:
+    def _findings(self, text: str, known_names: Iterable[str] = ()) -> list[Finding]:
+        findings = self._line_findings(text)
+        extra = [f for f in text_findings(text, self._text_entities, known_names) if self._allowed(f)]
+        return without_overlaps(findings + extra) if extra else findings
+
+    def _allowed(self, finding: Finding) -> bool:
+        return bool(finding.text.strip()) and not any(p.fullmatch(finding.text) for p in self._allow)
+
+    def _line_findings(self, text: str) -> list[Finding]:
         findings: list[Finding] = []
         for start, end, is_key_block in _regions(text, "PRIVATE_KEY" in self._entities):
             if is_key_block:
@@ -244,9 +261,8 @@ class Scrubber:
             score_threshold=0.0,
             ad_hoc_recognizers=self._ad_hoc_recognizers(entities),
         )
-        return [
-            finding for finding in map(to_finding, results, itertools.repeat(segment)) if self._keeps_finding(finding)
-        ]
+        findings = map(to_finding, results, itertools.repeat(segment))
+        return [f for f in findings if self._keeps_finding(f) and not _url_userinfo(segment, f)]
 
     def _ad_hoc_recognizers(self, entities: frozenset[str]) -> list | None:
         if not self._custom:
@@ -273,7 +289,8 @@ class Scrubber:
         except (UnicodeDecodeError, ValueError):
             return self._scrub_bytes(data, "application/octet-stream")
         self._prime(_json_strings(document))
-        scrubbed = self._scrub_json_value(document)
+        names = {f.text for f in text_findings(data.decode("utf-8", "replace"), self._text_entities) if f.entity == "PERSON"}
+        scrubbed = self._scrub_json_value(document, None, frozenset(names))
         return json.dumps(scrubbed, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
     def _prime(self, texts: Iterable[str]) -> None:
@@ -281,17 +298,40 @@ class Scrubber:
         lines = (line for text in texts if "-----BEGIN" not in text for line in text.split("\n"))
         self._scan_lines([line for line in dict.fromkeys(lines) if len(line) <= _MAX_CACHED_LINE])
 
-    def _scrub_json_value(self, value: Any, key: str | None = None) -> Any:
+    def _scrub_json_value(self, value: Any, key: str | None, names: frozenset[str]) -> Any:
         if isinstance(value, dict):
-            return {self._scrub_text(str(k)): self._scrub_json_value(v, str(k)) for k, v in value.items()}
+            return {self._scrub_text(str(k), names): self._scrub_json_value(v, str(k), names) for k, v in value.items()}
         if isinstance(value, list):
-            return [self._scrub_json_value(item, key) for item in value]
+            return [self._scrub_json_value(item, key, names) for item in value]
         if isinstance(value, str):
-            secret_entity = _secret_key_entity(key, value) if key is not None else None
-            return self._pseudonym(secret_entity, value) if secret_entity else self._scrub_text(value)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and key and _PASSWORD_JSON_KEYS.search(key):
-            return self._pseudonym("PASSWORD", str(value))  # {"pin_password": 123456} is still a password
+            entity = self._json_field_entity(key, value) if key is not None else None
+            return self._pseudonym(entity, value) if entity else self._scrub_text(value, names)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            entity = self._json_number_entity(key, value)
+            return self._pseudonym(entity, str(value)) if entity else value
         return value
+
+    def _json_field_entity(self, key: str, value: str) -> str | None:
+        """The entity a JSON string value is by its key alone: a secret, a labelled id, phone or birth date."""
+        entity = _secret_key_entity(key, value)
+        if entity:
+            return entity
+        label = label_of(key)
+        if label is None or label.entity not in self._text_entities | {"PHONE_NUMBER"} or label.entity in ("PERSON", "ADDRESS"):
+            return None
+        digits = sum(c.isdigit() for c in value)
+        return label.entity if digits >= 5 and len(value) <= 40 and not value.startswith("<") else None
+
+    def _json_number_entity(self, key: str | None, value: int | float) -> str | None:
+        """The entity a JSON number is: a card number (any key), or a password, id or phone by its key."""
+        if isinstance(value, int) and "CREDIT_CARD" in self._entities and is_card_number(str(value)):
+            return "CREDIT_CARD"
+        if key and _PASSWORD_JSON_KEYS.search(key):
+            return "PASSWORD"  # {"pin_password": 123456} is still a password
+        label = label_of(key) if key else None
+        if label is not None and label.entity in ("NATIONAL_ID", "PHONE_NUMBER") and len(str(value)) >= 6:
+            return label.entity
+        return None
 
 
 def _json_strings(value: Any, key: str | None = None) -> Iterator[str]:
@@ -379,6 +419,24 @@ def _regions(text: str, find_key_blocks: bool) -> list[tuple[int, int, bool]]:
         regions += [(cursor, start, False), (start, end, True)]
         cursor = end
     return regions + [(cursor, len(text), False)]
+
+
+def _env_model() -> str | None:
+    """HANDOFF_SPACY_MODEL, or None (logged as an error) when it names a model that is not installed."""
+    name = os.environ.get("HANDOFF_SPACY_MODEL") or None
+    if name and not spacy_model_installed(name):
+        logger.error("ignoring HANDOFF_SPACY_MODEL=%r: not installed (pip install it)", name)
+        return None
+    return name
+
+
+_USERINFO = re.compile(r"://[^\s/@]*:$")
+
+
+def _url_userinfo(segment: str, finding: Finding) -> bool:
+    """An "e-mail" that is a URL's password and host (``postgres://app:s3cr3t@db.example.net``): the
+    URL credential recognizer takes the password; the host stays."""
+    return finding.entity == "EMAIL_ADDRESS" and _USERINFO.search(segment, max(0, finding.start - 200), finding.start) is not None
 
 
 def _secret_key_entity(key: str, value: str) -> str | None:

@@ -19,16 +19,27 @@ from handoff.analysis.scrub.patterns import (
     NER_ENTITIES,
     PII_ENTITIES,
     SECRET_ENTITIES,
+    TEXT_ENTITIES,
     SecretSpec,
 )
 
 logger = logging.getLogger("handoff.scrub")
 
-DEFAULT_ENTITIES: tuple[str, ...] = PII_ENTITIES + SECRET_ENTITIES
+DEFAULT_ENTITIES: tuple[str, ...] = PII_ENTITIES + TEXT_ENTITIES + SECRET_ENTITIES
 _KNOWN_ENTITIES = frozenset(DEFAULT_ENTITIES + NER_ENTITIES)
 
 _process_key_lock = threading.Lock()
 _process_key: bytes | None = None
+
+
+def spacy_model_installed(name: str) -> bool:
+    """Whether the spaCy pipeline package ``name`` is importable (checked without importing spaCy)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def resolve_key(key: bytes | str | None) -> bytes:
@@ -55,16 +66,14 @@ def _random_process_key() -> bytes:
 
 def resolve_entities(entities: Iterable[str] | None, spacy_model: str | None, custom: list) -> tuple[str, ...]:
     if entities is None:
-        chosen = list(DEFAULT_ENTITIES) + (list(NER_ENTITIES) if spacy_model else [])
+        chosen = list(DEFAULT_ENTITIES) + (["LOCATION"] if spacy_model else [])
     else:
         chosen = [e.strip().upper() for e in entities if e.strip()]
         unknown = sorted(set(chosen) - _KNOWN_ENTITIES)
         if unknown:
-            raise ValueError(
-                f"unknown scrub entities: {', '.join(unknown)} (known: {', '.join(sorted(_KNOWN_ENTITIES))})"
-            )
-        if not spacy_model and set(chosen) & set(NER_ENTITIES):
-            raise ValueError("PERSON and LOCATION need a spaCy NER model (HANDOFF_SPACY_MODEL)")
+            raise ValueError(f"unknown scrub entities: {', '.join(unknown)} (known: {', '.join(sorted(_KNOWN_ENTITIES))})")
+        if not spacy_model and "LOCATION" in chosen:
+            raise ValueError("LOCATION needs a spaCy NER model (HANDOFF_SPACY_MODEL)")
     chosen += [spec.entity for spec in custom]
     return tuple(dict.fromkeys(chosen))
 

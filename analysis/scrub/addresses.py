@@ -1,0 +1,167 @@
+"""Postal addresses of many countries: street lines and postcodes, joined with their neighbours.
+
+An *anchor* is a street line ("41 Coldharbour Lane", "Calle de Alcalá 48", "Schillerstraße 27",
+"2-14-7 Kichijoji Honcho") or a postcode shaped by its country ("SE5 9NR", "IL 60625",
+"1016 DV", "D18 X2T4", "05435-001"). The address is the anchor's comma-separated segment plus
+the neighbouring segments that look like address parts (short, capitalized or numbered:
+"Flat 3", "Vila Madalena", "28014 Madrid"). A city or a country alone is never an address, and
+a bare five-digit number before a word ("04109 Leipzig") counts only beside a street line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from handoff.analysis.scrub.findings import Finding
+from handoff.analysis.scrub.vocabulary import U
+
+_TYPE_WORDS = (
+    "street st road rd lane ln avenue ave drive dr way crescent cres close grove terrace place pl court ct boulevard blvd "
+    "gardens gdns square sq row mews walk parade circle cir highway hwy parkway pkwy trail broadway wharf quay embankment "
+    "caddesi cad sokak sokağı sk mahallesi marg nagar"
+).split()
+# Capitalized as street types are written ("Elm Street", "Kedzie Ave"); Nordic and German ones also in lower case.
+_TYPES = "|".join([w.capitalize() for w in _TYPE_WORDS] + [w.upper() for w in _TYPE_WORDS if len(w) > 3]
+                  + "gate gata gatan vej veien vegen straße strasse kaien".split() + [w.capitalize() for w in "gate gata gatan vej veien vegen straße strasse".split()])
+_PREFIXES = (
+    r"(?i:rue|avenue|avenida|calle|carrer|camino|paseo|plaza|praça|rua|travessa|largo|via|viale|piazza|"
+    r"corso|strada|ulica|aleja|odos|odós|leoforos|soi|thanon|jalan|lorong|calea|bulevardul|chemin|"
+    r"allée|boulevard|quai|impasse|carretera|ronda|rambla|passeig|estrada|alameda)|(?:Av|av|Avda|C/|Ul|ul|Al|al|Jl|Str|Bd)\."
+)
+_SUFFIXES = r"straße|strasse|str\.|gasse|weg|allee|platz|ring|damm|ufer|gracht|straat|laan|kade|plein|singel|dijk|vej|gade|gatan|gata|vägen|veien|katu|utca|ulice"
+_NUMBER = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?|-[IVX]+)?"
+_LOW = r"[a-zà-ÿ'’.\-]"
+_WORDS = rf"(?:(?:{U}{_LOW}[\w'’.\-]*|de|del|la|da|do|dos|das|di|du|des|della|e|i)[ \t]+){{0,5}}?(?:No\.?:?[ \t]*)?"
+_STREET = re.compile(
+    rf"(?<![\w.,/\-]){_NUMBER},?[ \t]+(?:[NSEW]\.?[ \t]+)?(?:{U}[\w'’.\-]*[ \t]+){{0,4}}(?:{_TYPES})\.?(?![\w])"
+    rf"|(?<![\w])(?:{_PREFIXES})\.?[ \t]+{_WORDS}{_NUMBER}(?![\w])"
+    rf"|(?<![\w.,/\-]){_NUMBER},?[ \t]+(?:{_PREFIXES})\.?[ \t]+(?:(?:de|del|la|da|do|dos|des|du|di|della)[ \t]+)?{U}{_LOW}*(?:[ \t]+{U}{_LOW}*){{0,3}}"
+    rf"|(?<![\w]){U}[\w'’\-]*(?i:{_SUFFIXES})[ \t]+{_NUMBER}(?![\w])"
+    rf"|(?<![\w])(?:{U}[\w'’\-]*[ \t]+){{1,3}}(?:{_TYPES})\.?[ \t]+(?:No\.?:?[ \t]*)?\d{{1,5}}(?![\w])"
+    rf"|(?<![\w\-.])\d{{1,2}}-\d{{1,2}}-\d{{1,3}}[ \t]+{U}"
+)
+_STRONG_POSTCODE = re.compile(
+    rf"(?<![\w\-])(?:[A-Z]{{1,2}}\d[A-Z\d]?[ \t]\d[A-Z]{{2}}"  # UK
+    rf"|[A-Z]{{2}}[ \t]\d{{5}}(?:-\d{{4}})?"  # US state and ZIP
+    rf"|[A-Z]\d[A-Z][ \t]\d[A-Z]\d"  # Canada
+    rf"|\d{{4}}[ \t][A-Z]{{2}}(?=[ \t]+{U})"  # Netherlands
+    rf"|[A-Z]\d{{2}}[ \t][A-Z0-9]{{4}}"  # Ireland (Eircode)
+    rf"|\d{{5}}-\d{{3}}|\d{{4}}-\d{{3}}(?=[ \t]+{U})|\d{{2}}-\d{{3}}(?=[ \t]+{U})"  # Brazil, Portugal, Poland
+    rf"|(?<=[A-Za-z][ \t])\d{{3}}-\d{{4}}"  # Japan ("Tokyo 150-0002")
+    rf"|(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)[ \t]\d{{4}})(?![\w\-])"  # Australia
+)
+_WEAK_POSTCODE = re.compile(rf"(?<![\w\-.,]){U}[\w\-]+[ \t]\d{{4,6}}(?![\w\-])|(?<![\w\-.,])\d{{3}}[ \t]?\d{{2}}[ \t]+{U}|(?<![\w\-.,$€£])\d{{4,6}}[ \t]+{U}[\w\-]+")
+_NAMED_STREET = re.compile(rf"(?<![\w])(?:{U}[\w'’\-]*[ \t]+){{1,3}}(?:{_TYPES})(?![\w])")
+_MONTH = re.compile(r"(?i:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)")
+_UNIT = re.compile(r"(?i:(?<![\w])(?:flat|apartment|apt|unit|suite|house no\.?|villa|floor|piso|apto|int\.|blk|block|lot)[ \t]*\d{1,4}[A-Za-z]?(?![\w]))")
+_SEGMENT_SPLIT = re.compile(r"[,;|·•]")
+_DIGIT = re.compile(r"\d")
+_CAPITAL = re.compile(U)
+_PART_WORD = re.compile(r"(?i:\d\S*|[^\W\d_][\w'’.\-/ºª]*|[-–/·]|[(][\w .]+[)])")
+_LOWER_PARTS = frozenset("de del della da do dos das di du des le la van der den i y e bis ter s/n apt apto no no. int. col. esq. izq. dcha. m. piso".split())
+
+
+def looks_like_address(value: str) -> bool:
+    """Whether a field value reads as a postal address: a street line, a postcode, or a unit and two parts."""
+    return bool(_line_addresses(value, True)) or (value.count(",") >= 2 and _UNIT.search(value) is not None)
+
+
+def addresses(text: str) -> Iterator[Finding]:
+    """Postal addresses in ``text``, one finding per address line run."""
+    if not any(c.isdigit() for c in text):
+        return
+    offset = 0
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        if _DIGIT.search(line) and _CAPITAL.search(line):
+            near_street = any(_STREET.search(previous) for previous in lines[max(0, index - 2) : index])
+            for start, end in _line_addresses(line, near_street):
+                yield Finding("ADDRESS", offset + start, offset + end, 0.85, "AddressRecognizer", line[start:end])
+        offset += len(line) + 1
+
+
+def _line_addresses(line: str, near_street: bool) -> list[tuple[int, int]]:
+    strong = _anchors(line, (_STREET, _STRONG_POSTCODE))
+    units = _anchors(line, (_UNIT,))
+    weak = units + _anchors(line, (_WEAK_POSTCODE, _NAMED_STREET))
+    if not strong and not ((units and len(weak) >= 2) or (near_street and weak and _address_part(line, 0, len(line)))):
+        return []
+    segments = _segments(line)
+    spans: list[tuple[int, int]] = []
+    for anchor_start, anchor_end in strong or weak:
+        index = _index_of(segments, anchor_start)
+        seg_start, seg_end = segments[index]
+        first = last = index
+        if not line[seg_start:anchor_start].strip() or _UNIT.fullmatch(line[seg_start:anchor_start].strip(" ,")):
+            while first > 0 and index - first < 4 and _address_part(line, *segments[first - 1]):
+                first -= 1
+        if not line[anchor_end:seg_end].strip() or _address_part(line, anchor_end, seg_end):
+            while last + 1 < len(segments) and last - index < 6 and _address_part(line, *segments[last + 1]):
+                last += 1
+        start = segments[first][0] if first < index else _part_start(line, seg_start, anchor_start)
+        tail_ok = last > index or _address_part(line, anchor_end, seg_end)
+        end = segments[last][1] if tail_ok else anchor_end
+        spans.append(_strip(line, start, max(end, anchor_end)))
+    return _merged(spans)
+
+
+def _anchors(line: str, patterns: tuple[re.Pattern[str], ...]) -> list[tuple[int, int]]:
+    """Anchor spans, each widened to the end of its last word; dates ("30 April 2026") are not anchors."""
+    spans = []
+    for pattern in patterns:
+        for match in pattern.finditer(line):
+            end = match.end()
+            while end < len(line) and line[end].isalnum():
+                end += 1
+            if not _MONTH.search(line, match.start(), end):
+                spans.append((match.start(), end))
+    return spans
+
+
+def _index_of(segments: list[tuple[int, int]], position: int) -> int:
+    return next(i for i, (s, e) in enumerate(segments) if s <= position < e + 1)
+
+
+def _segments(line: str) -> list[tuple[int, int]]:
+    spans, cursor = [], 0
+    for match in _SEGMENT_SPLIT.finditer(line):
+        spans.append((cursor, match.start()))
+        cursor = match.end()
+    spans.append((cursor, len(line)))
+    return spans
+
+
+def _address_part(line: str, start: int, end: int) -> bool:
+    """A short segment of capitalized or numbered words ("Flat 3", "Vila Madalena", "28014 Madrid")."""
+    segment = line[start:end].strip()
+    if not segment or len(segment) > 60 or any(c in segment for c in ':="@|<>{}[]'):
+        return False
+    words = segment.split()
+    if len(words) > 6:
+        return False
+    return all(w[0].isdigit() or w[0].isupper() or w.lower() in _LOWER_PARTS or w in "-–/·" or (len(w) <= 3 and "." in w) for w in words)
+
+
+def _part_start(line: str, segment_start: int, anchor_start: int) -> int:
+    """Where the address begins in its first segment: a unit before the anchor ("Apt 5 12 Elm St") or the anchor."""
+    unit = _UNIT.search(line, segment_start, anchor_start)
+    return unit.start() if unit else anchor_start
+
+
+def _strip(line: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and line[start] in " \t\"'(":
+        start += 1
+    while end > start and line[end - 1] in " \t.,;\"')":
+        end -= 1
+    return start, end
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged

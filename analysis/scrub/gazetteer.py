@@ -1,0 +1,97 @@
+"""Given names and surnames of many cultures, from the person providers that Faker ships.
+
+Faker (MIT) carries first and last names for some seventy locales, romanized forms for the
+ones written in other scripts among them. They are read once per process, on first use, and
+folded (case and accents) so ``Lucía``, ``LUCIA`` and ``lucia`` look up alike. Words that are
+common English words (Faker's own English word list: ``will``, ``may``, ``long``) are kept apart
+as *ambiguous*: they count as a name only next to stronger evidence.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import pkgutil
+import re
+import unicodedata
+from typing import NamedTuple
+
+_ATTRIBUTE = re.compile(r"(first|last)_(?:romanized_)?names(?:_female|_male|_nonbinary)?")
+_PIECE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+
+
+class Gazetteer(NamedTuple):
+    """Folded name words: ``given`` and ``surnames`` (unambiguous), ``ambiguous`` (also common English words)."""
+
+    given: frozenset[str]
+    surnames: frozenset[str]
+    ambiguous: frozenset[str]
+    english: frozenset[str]
+
+    def is_given(self, word: str) -> bool:
+        return fold(word) in self.given
+
+    def is_surname(self, word: str) -> bool:
+        return fold(word) in self.surnames
+
+    def is_name(self, word: str) -> bool:
+        folded = fold(word)
+        return folded in self.given or folded in self.surnames
+
+    def is_english(self, word: str) -> bool:
+        return fold(word) in self.english
+
+
+@functools.lru_cache(maxsize=4096)
+def fold(word: str) -> str:
+    """``word`` lower-cased with accents dropped (``Zielińska`` -> ``zielinska``)."""
+    decomposed = unicodedata.normalize("NFKD", word.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).replace("ł", "l").replace("ø", "o").replace("đ", "d")
+
+
+@functools.lru_cache(maxsize=1)
+def gazetteer() -> Gazetteer:
+    """The process-wide gazetteer (built on first use: about a second)."""
+    import faker.providers.lorem.en_US as english_words
+    import faker.providers.person as person
+
+    words: dict[str, set[str]] = {"first": set(), "last": set()}
+    for module_info in pkgutil.iter_modules(person.__path__):
+        provider = _provider(f"{person.__name__}.{module_info.name}")
+        for attribute in dir(provider) if provider is not None else ():
+            match = _ATTRIBUTE.fullmatch(attribute)
+            values = getattr(provider, attribute, None) if match else None
+            if isinstance(values, (list, tuple, dict)):
+                words[match.group(1)].update(fold(piece) for value in values for piece in _PIECE.findall(str(value)) if len(piece) > 1)
+    english = frozenset(fold(word) for word in english_words.Provider.word_list) | _EXTRA_ENGLISH
+    return Gazetteer(
+        given=frozenset(words["first"] - english),
+        surnames=frozenset(words["last"] - english),
+        ambiguous=frozenset((words["first"] | words["last"]) & english),
+        english=english,
+    )
+
+
+def _provider(module_name: str):
+    try:
+        return getattr(importlib.import_module(module_name), "Provider", None)
+    except Exception:  # noqa: BLE001 - a locale that fails to import only narrows the gazetteer
+        return None
+
+
+# Common words of business text that Faker's English list lacks but its name lists hold.
+_EXTRA_ENGLISH = frozenset(
+    """
+    april august june july march may monday friday sunday christmas easter summer winter spring autumn
+    north south east west central united royal national general grand new old
+    bank banks bay beach bell berry bird bishop black blue bond brown bush butler cash chase cook cross
+    dale dean dell duke early english fair field fisher ford fox france frank free gay gold golden grace
+    green grey gray guy hall hill holly home hope hunter iris ivy jack jade jewel king lake lane law
+    lee long love lucky major mark marsh mason max may mills moon moore north park parker pearl penny
+    pine porter post power price prince queen ray read reed rich rose ruby rush sage sale sharp shaw
+    silver sky smart snow sparks spring star steel stone storm strong sun swift taylor tower tree
+    turner walker ward wall waters way webb west white wing winter wise wolf wood woods young
+    art bill case chance chip crystal dawn destiny don faith fern forest gene glen harmony hunter
+    justice lord miles page pat patience rock royal sandy scout summer trinity violet will
+    """.split()
+)

@@ -1,0 +1,93 @@
+"""Numbers that identify a person or a card by their format alone, validated by their check digits:
+card numbers in any grouping (also bare JSON integers), Spanish DNI/NIE, Italian codice fiscale,
+Brazilian CPF, UK National Insurance numbers, Chinese resident ids, Mexican CURP and RFC."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from handoff.analysis.scrub.findings import Finding
+
+_CARD = re.compile(r"\d(?:[ \-]?\d){12,18}(?![\w\-]|\.\d)")
+_CARD_PREFIX = re.compile(r"4|5[1-5]|2[2-7]|3[47]|3[0689]|6(?:011|5|4[4-9]|22)|35")
+_FORMATS = (
+    (re.compile(r"(?<![\w-])\d{8}[ -]?[A-HJ-NP-TV-Z](?![\w-])"), "dni"),
+    (re.compile(r"(?<![\w-])[XYZ][ -]?\d{7}[ -]?[A-HJ-NP-TV-Z](?![\w-])"), "nie"),
+    (re.compile(r"(?<![\w-])[A-Z]{6}\d{2}[A-EHLMPR-T]\d{2}[A-Z]\d{3}[A-Z](?![\w-])"), "cf"),
+    (re.compile(r"(?<![\w.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\w-])"), "cpf"),
+    (re.compile(r"(?<![\w-])(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![\w-])"), "nino"),
+    (re.compile(r"(?<![\w-])[1-9]\d{5}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dX](?![\w-])"), "cn"),
+    (re.compile(r"(?<![\w-])[A-Z][AEIOUX][A-Z]{2}\d{6}[HM][A-Z]{5}[A-Z\d]\d(?![\w-])"), "curp"),
+    (re.compile(r"(?<![\w-])[A-ZÑ&]{4}\d{6}[A-Z\d]{3}(?![\w-])"), "rfc"),
+)
+_DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
+
+
+def luhn_ok(digits: str) -> bool:
+    """Whether the digit string passes the Luhn check."""
+    total = 0
+    for index, char in enumerate(reversed(digits)):
+        d = int(char)
+        total += d if index % 2 == 0 else (d * 2 - 9 if d > 4 else d * 2)
+    return total % 10 == 0
+
+
+def is_card_number(value: str) -> bool:
+    """13 to 19 digits of a card issuer's prefix passing the Luhn check, however grouped."""
+    digits = "".join(c for c in value if c.isdigit())
+    return 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) is not None and luhn_ok(digits) and len(set(digits)) > 2
+
+
+def card_numbers(text: str) -> Iterator[Finding]:
+    """Card numbers in any grouping (spaces, dashes, none) that pass the Luhn check."""
+    for match in _CARD.finditer(text):
+        if match.start() and (text[match.start() - 1].isalnum() or text[match.start() - 1] in "_-.+/"):
+            continue
+        if is_card_number(match.group()):
+            yield Finding("CREDIT_CARD", match.start(), match.end(), 0.9, "CardNumberRecognizer", match.group())
+
+
+def national_id_formats(text: str) -> Iterator[Finding]:
+    """National id numbers whose format and check digits identify them without a label."""
+    for pattern, kind in _FORMATS:
+        for match in pattern.finditer(text):
+            if _VALID[kind](re.sub(r"[ \-.]", "", match.group())):
+                yield Finding("NATIONAL_ID", match.start(), match.end(), 0.85, f"NationalIdFormat:{kind}", match.group())
+
+
+def _dni_ok(value: str) -> bool:
+    return _DNI_LETTERS[int(value[:8]) % 23] == value[8]
+
+
+def _nie_ok(value: str) -> bool:
+    return _dni_ok(str("XYZ".index(value[0])) + value[1:])
+
+
+def _cpf_ok(value: str) -> bool:
+    digits = [int(c) for c in value]
+    if len(set(digits)) == 1:
+        return False
+    for n in (9, 10):
+        check = sum(d * w for d, w in zip(digits[:n], range(n + 1, 1, -1))) * 10 % 11 % 10
+        if check != digits[n]:
+            return False
+    return True
+
+
+def _cn_ok(value: str) -> bool:
+    weights = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+    check = "10X98765432"[sum(int(c) * w for c, w in zip(value[:17], weights)) % 11]
+    return check == value[17]
+
+
+_VALID = {
+    "dni": _dni_ok,
+    "nie": _nie_ok,
+    "cf": lambda value: True,
+    "cpf": _cpf_ok,
+    "nino": lambda value: True,
+    "cn": _cn_ok,
+    "curp": lambda value: 1 <= int(value[6:8]) <= 12 and 1 <= int(value[8:10]) <= 31,
+    "rfc": lambda value: 1 <= int(value[6:8]) <= 12 and 1 <= int(value[8:10]) <= 31,
+}

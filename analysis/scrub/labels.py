@@ -1,0 +1,104 @@
+"""Field labels that say what a value is: ``"signatory": …``, ``DOB:``, a ``passport`` column.
+
+:data:`LABELS` maps a normalized label (lower case, words split on ``_ - .`` and camelCase) to
+the entity its value holds and whether the label alone is enough (*strong*) or the value must
+also look like one by itself (*weak*: a ``name`` key holds product names as often as people's).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import NamedTuple
+
+
+class Label(NamedTuple):
+    entity: str
+    strong: bool
+
+
+def _labels(entity: str, strong: bool, words: str) -> dict[str, Label]:
+    return {word.strip(): Label(entity, strong) for word in words.split("|") if word.strip()}
+
+
+LABELS: dict[str, Label] = {
+    **_labels(
+        "PERSON",
+        True,
+        """full name|fullname|first name|firstname|first names|given name|given names|givenname|last name|lastname|
+        surname|surnames|family name|middle name|maiden name|legal name|preferred name|display name|displayname|
+        name on card|name on account|account holder|account holder name|cardholder|card holder|cardholder name|
+        holder name|signatory|signed by|signer|attn|attention|contact name|contact person|customer name|client name|
+        patient name|patient|employee name|passenger|passenger name|guest name|traveller|traveler|traveller name|
+        beneficiary|beneficiary name|payee name|recipient name|sender name|agent name|requester name|requester|
+        requestor|requested by|approved by|approver|submitted by|prepared by|reviewed by|authorised by|authorized by|
+        referred by|referrer|assignee|assigned agent|assigned to|reporter|candidate|candidate name|applicant|
+        applicant name|tenant|landlord|policyholder|policy holder|insured|insured name|claimant|claimant name|
+        guardian|spouse|next of kin|emergency contact|witness|driver name|doctor|physician|gp|prescriber|nurse|
+        buddy|recruiter|interviewer|caller|subscriber name|debtor name|grantor|grantee|student name|
+        member name|parent name|mother|father|employee|contact|signature|display signature|participants|
+        persons involved|manager|line manager|supervisor|owner name|user name|customer|resident|recipient|
+        given|family""",
+    ),
+    **_labels("PERSON", False, "name|names|owner|agent|user|author|from|to|cc|driver|member|holder|buyer|seller|host|lead|text"),
+    **_labels(
+        "DATE_OF_BIRTH",
+        True,
+        """dob|d o b|date of birth|birth date|birthdate|birthday|born|born on|geburtsdatum|geb|geboren|
+        fecha de nacimiento|data de nascimento|date de naissance|data di nascita|doğum tarihi|dogum tarihi|
+        fødselsdato|födelsedatum|geboortedatum|data urodzenia""",
+    ),
+    **_labels(
+        "NATIONAL_ID",
+        True,
+        """ssn|social security|social security number|social security no|sin|social insurance number|nin|
+        ni number|ni no|nino|national insurance|national insurance number|national id|national id number|
+        national identity number|id number|id no|id card|identity card|identity card no|identity number|
+        dni|nie|nif|cpf|rg|curp|rfc|pesel|bsn|burgerservicenummer|codice fiscale|amka|afm|tin|tfn|tax file number|
+        passport|passport no|passport number|passport num|nik|ktp|nric|fin|hkid|aadhaar|aadhar|kimlik|
+        kimlik no|t c kimlik no|tc kimlik no|emirates id|resident id|resident registration number|rrn|my number|
+        philsys|philsys number|medicare|medicare number|medicare no|nhs|nhs no|nhs number|health card|
+        health card number|driver licence|driver license|drivers license|driving licence|licence number|
+        license number|dl number|personnummer|henkilötunnus|cnp|oib|egn|jmbg|steuer id|steuer-id|
+        steueridentifikationsnummer|tax registration|personal id|matrikelnummer|student id|national id no""",
+    ),
+    **_labels(
+        "PHONE_NUMBER",
+        True,
+        """phone|phone number|phone no|tel|telephone|mobile|mobile number|mobile no|cell|cell phone|cellphone|
+        msisdn|fax|whatsapp|contact number|contact phone|home phone|work phone|personal phone|sms|handy|telefon|
+        teléfono|telefone|telefoon|celular|móvil|movil""",
+    ),
+    **_labels(
+        "ADDRESS",
+        True,
+        """address|home address|home addr|addr|street address|postal address|mailing address|residential address|
+        current address|permanent address|registered address|billing address|shipping address|delivery address|
+        correspondence address|address line|address line 1|line1|street|adres|adresse|dirección|direccion|
+        endereço|endereco|indirizzo|anschrift|wohnadresse|domicilio|residence""",
+    ),
+}
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SPLIT = re.compile(r"[\s_\-./:#]+")
+
+
+@functools.lru_cache(maxsize=8192)
+def label_of(key: str) -> Label | None:
+    """The label a field key names (``"home_address"``, ``"Date of birth"``, ``"birthDate"``), or None.
+
+    The whole key is tried first, then its trailing words ("Debtor DNI", "Subscriber name"),
+    then its leading words ("Mobile number to port").
+    """
+    words = [w for w in _SPLIT.split(_CAMEL.sub(" ", key).lower()) if w]
+    if not words or len(words) > 7:
+        return None
+    for start in range(len(words)):
+        found = LABELS.get(" ".join(words[start:]))
+        if found is not None:
+            return found if start == 0 or found.strong or found.entity == "PERSON" else None
+    for end in range(len(words) - 1, 0, -1):
+        found = LABELS.get(" ".join(words[:end]))
+        if found is not None and found.strong and found.entity != "PERSON":
+            return found
+    return None

@@ -1,0 +1,30 @@
+"""The held-out split of the labelled scrub corpus, recorded the way a user runs the recorder (``-s`` prints the table)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.analysis.eval_scrub import NAMES_AND_ADDRESSES, SECRETS, evaluate, table
+
+pytestmark = pytest.mark.slow
+
+
+def _ratio(score, kinds) -> float:
+    planted = sum(score.planted[k] for k in kinds)
+    return sum(score.removed[k] for k in kinds) / planted
+
+
+def test_heldout_corpus_meets_the_floors():
+    """Names, pattern PII and secrets are removed and business values kept on texts nobody tuned on."""
+    score = evaluate("heldout")
+    print("\n" + table(score))
+    pattern = tuple(k for k in score.planted if k not in NAMES_AND_ADDRESSES + SECRETS)
+    assert _ratio(score, NAMES_AND_ADDRESSES) >= FLOORS["names"]
+    assert _ratio(score, pattern) >= FLOORS["pattern"]
+    assert _ratio(score, SECRETS) >= FLOORS["secrets"]
+    assert score.kept / score.keep_total >= FLOORS["kept"]
+    assert score.clean_unchanged / score.clean_total >= FLOORS["clean"]
+
+
+# A little below the figures measured at landing (see the report in the issue).
+FLOORS = {"names": 0.80, "pattern": 0.95, "secrets": 0.90, "kept": 0.97, "clean": 0.60}
