@@ -18,23 +18,176 @@ from handoff.analysis.scrub.labels import label_of
 from handoff.analysis.scrub.people import name_span
 from handoff.analysis.scrub.windows import windowed
 
-_DOB_KEYWORDS = ("dob", "d.o.b", "birth", "born", "geb", "nacimiento", "nascimento", "nasci", "naissance", "née", "né le", "nascita", "doğum", "dogum", "fødsel", "födelse", "geboorte", "urodzenia")
-_ID_KEYWORDS = (
-    "ssn", "social", "sin", "nin", "ni ", "ni_", "nino", "insurance", "national", "id ", "id:", "id_", "identity", "dni", "nie", "nif",
-    "cpf", "curp", "rfc", "pesel", "bsn", "fiscale", "amka", "afm", "tfn", "tax", "passport", "nik", "ktp", "nric", "hkid",
-    "aadha", "kimlik", "emirates", "resident", "my number", "philsys", "medicare", "nhs", "health card", "licen", "personnummer",
-    "henkilö", "cnp", "oib", "egn", "jmbg", "steuer", "matrikel", "personal id",
+_DOB_KEYWORDS = (
+    "dob",
+    "d.o.b",
+    "birth",
+    "born",
+    "geb",
+    "nacimiento",
+    "nascimento",
+    "nasci",
+    "naissance",
+    "née",
+    "né le",
+    "nascita",
+    "doğum",
+    "dogum",
+    "fødsel",
+    "födelse",
+    "geboorte",
+    "urodzenia",
 )
-_PHONE_KEYWORDS = ("phone", "tel", "mobile", "cell", "msisdn", "fax", "whatsapp", "handy", "telefon", "teléfono", "telefone", "celular")
-_ADDRESS_KEYWORDS = ("address", "addr", "adres", "dirección", "direccion", "endereço", "indirizzo", "anschrift")
+_ID_KEYWORDS = (
+    "ssn",
+    "social",
+    "sin",
+    "nin",
+    "ni ",
+    "ni_",
+    "nino",
+    "insurance",
+    "national",
+    "id ",
+    "id:",
+    "id_",
+    "identity",
+    "dni",
+    "nie",
+    "nif",
+    "cpf",
+    "curp",
+    "rfc",
+    "pesel",
+    "bsn",
+    "fiscale",
+    "amka",
+    "afm",
+    "tfn",
+    "tax",
+    "passport",
+    "nik",
+    "ktp",
+    "nric",
+    "hkid",
+    "aadha",
+    "kimlik",
+    "emirates",
+    "resident",
+    "my number",
+    "philsys",
+    "medicare",
+    "nhs",
+    "health card",
+    "licen",
+    "personnummer",
+    "henkilö",
+    "cnp",
+    "oib",
+    "egn",
+    "jmbg",
+    "steuer",
+    "matrikel",
+    "personal id",
+)
+_PHONE_KEYWORDS = (
+    "phone",
+    "tel",
+    "mobile",
+    "cell",
+    "msisdn",
+    "fax",
+    "whatsapp",
+    "handy",
+    "telefon",
+    "teléfono",
+    "telefone",
+    "celular",
+)
+_ADDRESS_KEYWORDS = (
+    "address",
+    "addr",
+    "adres",
+    "dirección",
+    "direccion",
+    "endereço",
+    "indirizzo",
+    "anschrift",
+)
 _NAME_KEYWORDS = (
-    "name", "signatory", "signed", "signer", "attn", "attention", "contact", "customer", "client", "patient", "employee",
-    "passenger", "guest", "travel", "beneficiary", "recipient", "agent", "requester", "requestor", "requested", "approved",
-    "approver", "submitted", "prepared", "reviewed", "authori", "referred", "referrer", "assignee", "assigned", "reporter",
-    "candidate", "applicant", "tenant", "landlord", "policyholder", "holder", "insured", "claimant", "guardian", "spouse",
-    "kin", "witness", "driver", "doctor", "physician", "gp", "prescriber", "nurse", "buddy", "recruiter", "interviewer",
-    "caller", "subscriber", "debtor", "grantor", "grantee", "student", "member", "parent", "mother", "father", "signature",
-    "participants", "involved", "manager", "supervisor", "owner", "user", "resident", "author", "buyer", "seller",
+    "name",
+    "signatory",
+    "signed",
+    "signer",
+    "attn",
+    "attention",
+    "contact",
+    "customer",
+    "client",
+    "patient",
+    "employee",
+    "passenger",
+    "guest",
+    "travel",
+    "beneficiary",
+    "recipient",
+    "agent",
+    "requester",
+    "requestor",
+    "requested",
+    "approved",
+    "approver",
+    "submitted",
+    "prepared",
+    "reviewed",
+    "authori",
+    "referred",
+    "referrer",
+    "assignee",
+    "assigned",
+    "reporter",
+    "candidate",
+    "applicant",
+    "tenant",
+    "landlord",
+    "policyholder",
+    "holder",
+    "insured",
+    "claimant",
+    "guardian",
+    "spouse",
+    "kin",
+    "witness",
+    "driver",
+    "doctor",
+    "physician",
+    "gp",
+    "prescriber",
+    "nurse",
+    "buddy",
+    "recruiter",
+    "interviewer",
+    "caller",
+    "subscriber",
+    "debtor",
+    "grantor",
+    "grantee",
+    "student",
+    "member",
+    "parent",
+    "mother",
+    "father",
+    "signature",
+    "participants",
+    "involved",
+    "manager",
+    "supervisor",
+    "owner",
+    "user",
+    "resident",
+    "author",
+    "buyer",
+    "seller",
 )
 
 _MONTHS = (
@@ -65,7 +218,9 @@ _ID_LABEL = (
     r"cnp|oib|egn|jmbg|steuer-?id|tax registration|matrikelnummer|personal id"
 )
 _ID = re.compile(
-    r"(?i:(?<![\w-])(?:" + _ID_LABEL + r"))(?![\w-])[^\n\d]{0,30}?(?<![\w])((?:[A-Z]{1,6}[ \-]?)?\d[A-Z0-9]*(?:[ .\-/][A-Z0-9]+){0,7})(?![\w])"
+    r"(?i:(?<![\w-])(?:"
+    + _ID_LABEL
+    + r"))(?![\w-])[^\n\d]{0,30}?(?<![\w])((?:[A-Z]{1,6}[ \-]?)?\d[A-Z0-9]*(?:[ .\-/][A-Z0-9]+){0,7})(?![\w])"
 )
 _PHONE = re.compile(
     r"(?i:\b(?:phone|tel|telephone|mobile|cell|msisdn|fax|whatsapp|handy|telefon|teléfono|telefone|celular)\b)"
@@ -76,8 +231,12 @@ _ADDRESS_FIELD = re.compile(
     r"correspondence)[ _]?)?(?:address|addr|adres|adresse|dirección|direccion|endereço|indirizzo|anschrift))"
     r"(?:\"\s*:\s*\"|\s*[:=]\s*\"?|\s+)([^\"\n]{8,160})"
 )
-_JSON_FIELD = re.compile(r'"([A-Za-z][\w .\-]{0,40})"\s*:\s*"((?:[^"\\\n]|\\.){1,200})"')
-_KV_FIELD = re.compile(r"(?<![\w\"'])([A-Za-z][\w .\-/]{0,40}?)(?:\s*\(([^)\n]{1,40})\))?\s*[:=]\s*[\"']?(?=[^\s\"'])")
+_JSON_FIELD = re.compile(
+    r'"([A-Za-z][\w .\-]{0,40})"\s*:\s*"((?:[^"\\\n]|\\.){1,200})"'
+)
+_KV_FIELD = re.compile(
+    r"(?<![\w\"'])([A-Za-z][\w .\-/]{0,40}?)(?:\s*\(([^)\n]{1,40})\))?\s*[:=]\s*[\"']?(?=[^\s\"'])"
+)
 
 
 def dates_of_birth(text: str, lower: str) -> Iterator[Finding]:
@@ -90,9 +249,20 @@ def national_ids(text: str, lower: str) -> Iterator[Finding]:
     """Identity numbers after their label ("NI number: QQ 12 34 56 C", "DNI 12345678Z", "passport": "G61827394")."""
     for match in windowed(_ID, text, lower, _ID_KEYWORDS, before=12, after=90):
         value = _trim_id(match.group(1))
-        if value and sum(c.isdigit() for c in value) >= 5 and not re.fullmatch(DATE, value):
+        if (
+            value
+            and sum(c.isdigit() for c in value) >= 5
+            and not re.fullmatch(DATE, value)
+        ):
             start = match.start(1)
-            yield Finding("NATIONAL_ID", start, start + len(value), 0.9, "NationalIdRecognizer", value)
+            yield Finding(
+                "NATIONAL_ID",
+                start,
+                start + len(value),
+                0.9,
+                "NationalIdRecognizer",
+                value,
+            )
 
 
 def _trim_id(value: str) -> str:
@@ -118,11 +288,20 @@ def labelled_phones(text: str, lower: str) -> Iterator[Finding]:
 
 def labelled_addresses(text: str, lower: str) -> Iterator[Finding]:
     """Values of address fields that hold a number and read as an address ("home_address": "27 Mauldeth Road West, …")."""
-    for match in windowed(_ADDRESS_FIELD, text, lower, _ADDRESS_KEYWORDS, before=40, after=200):
+    for match in windowed(
+        _ADDRESS_FIELD, text, lower, _ADDRESS_KEYWORDS, before=40, after=200
+    ):
         value = match.group(1).rstrip(" ,;|")
         if any(c.isdigit() for c in value) and looks_like_address(value):
             start = match.start(1)
-            yield Finding("ADDRESS", start, start + len(value), 0.85, "AddressFieldRecognizer", value)
+            yield Finding(
+                "ADDRESS",
+                start,
+                start + len(value),
+                0.85,
+                "AddressFieldRecognizer",
+                value,
+            )
 
 
 def labelled_names(text: str, lower: str) -> Iterator[Finding]:
@@ -132,19 +311,40 @@ def labelled_names(text: str, lower: str) -> Iterator[Finding]:
         if label is not None and label.entity == "PERSON":
             span = name_span(match.group(2), strong=label.strong)
             if span is not None:
-                yield _span_finding(text, match.start(2) + span[0], match.start(2) + span[1], "NameFieldRecognizer")
+                yield _span_finding(
+                    text,
+                    match.start(2) + span[0],
+                    match.start(2) + span[1],
+                    "NameFieldRecognizer",
+                )
     for match in windowed(_KV_FIELD, text, lower, _NAME_KEYWORDS, before=42, after=50):
-        label = label_of(match.group(1)) or (label_of(match.group(2)) if match.group(2) else None)
+        label = label_of(match.group(1)) or (
+            label_of(match.group(2)) if match.group(2) else None
+        )
         if label is not None and label.entity == "PERSON":
             line_end = text.find("\n", match.end())
             value = text[match.end() : line_end if line_end >= 0 else len(text)]
             span = name_span(value, strong=label.strong)
             if span is not None:
-                yield _span_finding(text, match.end() + span[0], match.end() + span[1], "NameFieldRecognizer")
+                yield _span_finding(
+                    text,
+                    match.end() + span[0],
+                    match.end() + span[1],
+                    "NameFieldRecognizer",
+                )
 
 
-def _finding(entity: str, match: re.Match[str], group: int, score: float, recognizer: str) -> Finding:
-    return Finding(entity, match.start(group), match.end(group), score, recognizer, match.group(group))
+def _finding(
+    entity: str, match: re.Match[str], group: int, score: float, recognizer: str
+) -> Finding:
+    return Finding(
+        entity,
+        match.start(group),
+        match.end(group),
+        score,
+        recognizer,
+        match.group(group),
+    )
 
 
 def _span_finding(text: str, start: int, end: int, recognizer: str) -> Finding:

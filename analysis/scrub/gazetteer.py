@@ -16,7 +16,9 @@ import re
 import unicodedata
 from typing import NamedTuple
 
-_ATTRIBUTE = re.compile(r"(first|last)_(?:romanized_)?names(?:_female|_male|_nonbinary)?")
+_ATTRIBUTE = re.compile(
+    r"(first|last)_(?:romanized_)?names(?:_female|_male|_nonbinary)?"
+)
 _PIECE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 
 
@@ -46,14 +48,19 @@ class Gazetteer(NamedTuple):
 def fold(word: str) -> str:
     """``word`` lower-cased with accents dropped (``Zielińska`` -> ``zielinska``)."""
     decomposed = unicodedata.normalize("NFKD", word.casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).replace("ł", "l").replace("ø", "o").replace("đ", "d")
+    return (
+        "".join(c for c in decomposed if not unicodedata.combining(c))
+        .replace("ł", "l")
+        .replace("ø", "o")
+        .replace("đ", "d")
+    )
 
 
 @functools.lru_cache(maxsize=1)
 def gazetteer() -> Gazetteer:
     """The process-wide gazetteer (built on first use: about a second)."""
     import faker.providers.lorem.en_US as english_words
-    import faker.providers.person as person
+    from faker.providers import person
 
     words: dict[str, set[str]] = {"first": set(), "last": set()}
     for module_info in pkgutil.iter_modules(person.__path__):
@@ -62,8 +69,16 @@ def gazetteer() -> Gazetteer:
             match = _ATTRIBUTE.fullmatch(attribute)
             values = getattr(provider, attribute, None) if match else None
             if isinstance(values, (list, tuple, dict)):
-                words[match.group(1)].update(fold(piece) for value in values for piece in _PIECE.findall(str(value)) if len(piece) > 1)
-    english = frozenset(fold(word) for word in english_words.Provider.word_list) | _EXTRA_ENGLISH
+                words[match.group(1)].update(
+                    fold(piece)
+                    for value in values
+                    for piece in _PIECE.findall(str(value))
+                    if len(piece) > 1
+                )
+    english = (
+        frozenset(fold(word) for word in english_words.Provider.word_list)
+        | _EXTRA_ENGLISH
+    )
     return Gazetteer(
         given=frozenset(words["first"] - english),
         surnames=frozenset(words["last"] - english),
@@ -81,17 +96,186 @@ def _provider(module_name: str):
 
 # Common words of business text that Faker's English list lacks but its name lists hold.
 _EXTRA_ENGLISH = frozenset(
-    """
-    april august june july march may monday friday sunday christmas easter summer winter spring autumn
-    north south east west central united royal national general grand new old
-    bank banks bay beach bell berry bird bishop black blue bond brown bush butler cash chase cook cross
-    dale dean dell duke early english fair field fisher ford fox france frank free gay gold golden grace
-    green grey gray guy hall hill holly home hope hunter iris ivy jack jade jewel king lake lane law
-    lee long love lucky major mark marsh mason max may mills moon moore north park parker pearl penny
-    pine porter post power price prince queen ray read reed rich rose ruby rush sage sale sharp shaw
-    silver sky smart snow sparks spring star steel stone storm strong sun swift taylor tower tree
-    turner walker ward wall waters way webb west white wing winter wise wolf wood woods young
-    art bill case chance chip crystal dawn destiny don faith fern forest gene glen harmony hunter
-    justice lord miles page pat patience rock royal sandy scout summer trinity violet will
-    """.split()
+    [
+        "april",
+        "august",
+        "june",
+        "july",
+        "march",
+        "may",
+        "monday",
+        "friday",
+        "sunday",
+        "christmas",
+        "easter",
+        "summer",
+        "winter",
+        "spring",
+        "autumn",
+        "north",
+        "south",
+        "east",
+        "west",
+        "central",
+        "united",
+        "royal",
+        "national",
+        "general",
+        "grand",
+        "new",
+        "old",
+        "bank",
+        "banks",
+        "bay",
+        "beach",
+        "bell",
+        "berry",
+        "bird",
+        "bishop",
+        "black",
+        "blue",
+        "bond",
+        "brown",
+        "bush",
+        "butler",
+        "cash",
+        "chase",
+        "cook",
+        "cross",
+        "dale",
+        "dean",
+        "dell",
+        "duke",
+        "early",
+        "english",
+        "fair",
+        "field",
+        "fisher",
+        "ford",
+        "fox",
+        "france",
+        "frank",
+        "free",
+        "gay",
+        "gold",
+        "golden",
+        "grace",
+        "green",
+        "grey",
+        "gray",
+        "guy",
+        "hall",
+        "hill",
+        "holly",
+        "home",
+        "hope",
+        "hunter",
+        "iris",
+        "ivy",
+        "jack",
+        "jade",
+        "jewel",
+        "king",
+        "lake",
+        "lane",
+        "law",
+        "lee",
+        "long",
+        "love",
+        "lucky",
+        "major",
+        "mark",
+        "marsh",
+        "mason",
+        "max",
+        "may",
+        "mills",
+        "moon",
+        "moore",
+        "north",
+        "park",
+        "parker",
+        "pearl",
+        "penny",
+        "pine",
+        "porter",
+        "post",
+        "power",
+        "price",
+        "prince",
+        "queen",
+        "ray",
+        "read",
+        "reed",
+        "rich",
+        "rose",
+        "ruby",
+        "rush",
+        "sage",
+        "sale",
+        "sharp",
+        "shaw",
+        "silver",
+        "sky",
+        "smart",
+        "snow",
+        "sparks",
+        "spring",
+        "star",
+        "steel",
+        "stone",
+        "storm",
+        "strong",
+        "sun",
+        "swift",
+        "taylor",
+        "tower",
+        "tree",
+        "turner",
+        "walker",
+        "ward",
+        "wall",
+        "waters",
+        "way",
+        "webb",
+        "west",
+        "white",
+        "wing",
+        "winter",
+        "wise",
+        "wolf",
+        "wood",
+        "woods",
+        "young",
+        "art",
+        "bill",
+        "case",
+        "chance",
+        "chip",
+        "crystal",
+        "dawn",
+        "destiny",
+        "don",
+        "faith",
+        "fern",
+        "forest",
+        "gene",
+        "glen",
+        "harmony",
+        "hunter",
+        "justice",
+        "lord",
+        "miles",
+        "page",
+        "pat",
+        "patience",
+        "rock",
+        "royal",
+        "sandy",
+        "scout",
+        "summer",
+        "trinity",
+        "violet",
+        "will",
+    ]
 )

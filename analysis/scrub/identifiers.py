@@ -14,11 +14,29 @@ _CARD_PREFIX = re.compile(r"4|5[1-5]|2[2-7]|3[47]|3[0689]|6(?:011|5|4[4-9]|22)|3
 _FORMATS = (
     (re.compile(r"(?<![\w-])\d{8}[ -]?[A-HJ-NP-TV-Z](?![\w-])"), "dni"),
     (re.compile(r"(?<![\w-])[XYZ][ -]?\d{7}[ -]?[A-HJ-NP-TV-Z](?![\w-])"), "nie"),
-    (re.compile(r"(?<![\w-])[A-Z]{6}\d{2}[A-EHLMPR-T]\d{2}[A-Z]\d{3}[A-Z](?![\w-])"), "cf"),
+    (
+        re.compile(r"(?<![\w-])[A-Z]{6}\d{2}[A-EHLMPR-T]\d{2}[A-Z]\d{3}[A-Z](?![\w-])"),
+        "cf",
+    ),
     (re.compile(r"(?<![\w.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\w-])"), "cpf"),
-    (re.compile(r"(?<![\w-])(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![\w-])"), "nino"),
-    (re.compile(r"(?<![\w-])[1-9]\d{5}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dX](?![\w-])"), "cn"),
-    (re.compile(r"(?<![\w-])[A-Z][AEIOUX][A-Z]{2}\d{6}[HM][A-Z]{5}[A-Z\d]\d(?![\w-])"), "curp"),
+    (
+        re.compile(
+            r"(?<![\w-])(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![\w-])"
+        ),
+        "nino",
+    ),
+    (
+        re.compile(
+            r"(?<![\w-])[1-9]\d{5}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dX](?![\w-])"
+        ),
+        "cn",
+    ),
+    (
+        re.compile(
+            r"(?<![\w-])[A-Z][AEIOUX][A-Z]{2}\d{6}[HM][A-Z]{5}[A-Z\d]\d(?![\w-])"
+        ),
+        "curp",
+    ),
     (re.compile(r"(?<![\w-])[A-ZÑ&]{4}\d{6}[A-Z\d]{3}(?![\w-])"), "rfc"),
 )
 _DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
@@ -36,16 +54,30 @@ def luhn_ok(digits: str) -> bool:
 def is_card_number(value: str) -> bool:
     """13 to 19 digits of a card issuer's prefix passing the Luhn check, however grouped."""
     digits = "".join(c for c in value if c.isdigit())
-    return 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) is not None and luhn_ok(digits) and len(set(digits)) > 2
+    return (
+        13 <= len(digits) <= 19
+        and _CARD_PREFIX.match(digits) is not None
+        and luhn_ok(digits)
+        and len(set(digits)) > 2
+    )
 
 
 def card_numbers(text: str) -> Iterator[Finding]:
     """Card numbers in any grouping (spaces, dashes, none) that pass the Luhn check."""
     for match in _CARD.finditer(text):
-        if match.start() and (text[match.start() - 1].isalnum() or text[match.start() - 1] in "_-.+/"):
+        if match.start() and (
+            text[match.start() - 1].isalnum() or text[match.start() - 1] in "_-.+/"
+        ):
             continue
         if is_card_number(match.group()):
-            yield Finding("CREDIT_CARD", match.start(), match.end(), 0.9, "CardNumberRecognizer", match.group())
+            yield Finding(
+                "CREDIT_CARD",
+                match.start(),
+                match.end(),
+                0.9,
+                "CardNumberRecognizer",
+                match.group(),
+            )
 
 
 def national_id_formats(text: str) -> Iterator[Finding]:
@@ -53,7 +85,14 @@ def national_id_formats(text: str) -> Iterator[Finding]:
     for pattern, kind in _FORMATS:
         for match in pattern.finditer(text):
             if _VALID[kind](re.sub(r"[ \-.]", "", match.group())):
-                yield Finding("NATIONAL_ID", match.start(), match.end(), 0.85, f"NationalIdFormat:{kind}", match.group())
+                yield Finding(
+                    "NATIONAL_ID",
+                    match.start(),
+                    match.end(),
+                    0.85,
+                    f"NationalIdFormat:{kind}",
+                    match.group(),
+                )
 
 
 def _dni_ok(value: str) -> bool:
@@ -69,7 +108,9 @@ def _cpf_ok(value: str) -> bool:
     if len(set(digits)) == 1:
         return False
     for n in (9, 10):
-        check = sum(d * w for d, w in zip(digits[:n], range(n + 1, 1, -1))) * 10 % 11 % 10
+        check = (
+            sum(d * w for d, w in zip(digits[:n], range(n + 1, 1, -1))) * 10 % 11 % 10
+        )
         if check != digits[n]:
             return False
     return True

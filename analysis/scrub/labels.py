@@ -18,7 +18,9 @@ class Label(NamedTuple):
 
 
 def _labels(entity: str, strong: bool, words: str) -> dict[str, Label]:
-    return {word.strip(): Label(entity, strong) for word in words.split("|") if word.strip()}
+    return {
+        word.strip(): Label(entity, strong) for word in words.split("|") if word.strip()
+    }
 
 
 LABELS: dict[str, Label] = {
@@ -40,7 +42,11 @@ LABELS: dict[str, Label] = {
         persons involved|manager|line manager|supervisor|owner name|user name|customer|resident|recipient|
         given|family""",
     ),
-    **_labels("PERSON", False, "name|names|owner|agent|user|author|from|to|cc|driver|member|holder|buyer|seller|host|lead|text"),
+    **_labels(
+        "PERSON",
+        False,
+        "name|names|owner|agent|user|author|from|to|cc|driver|member|holder|buyer|seller|host|lead|text",
+    ),
     **_labels(
         "DATE_OF_BIRTH",
         True,
@@ -96,7 +102,11 @@ def label_of(key: str) -> Label | None:
     for start in range(len(words)):
         found = LABELS.get(" ".join(words[start:]))
         if found is not None:
-            return found if start == 0 or found.strong or found.entity == "PERSON" else None
+            return (
+                found
+                if start == 0 or found.strong or found.entity == "PERSON"
+                else None
+            )
     for end in range(len(words) - 1, 0, -1):
         found = LABELS.get(" ".join(words[:end]))
         if found is not None and found.strong and found.entity != "PERSON":

@@ -8,7 +8,20 @@ import functools
 import re
 
 _SPACES = re.compile(r"\s+")
-_PHONE_REGIONS = ("US", "GB", "DE", "FR", "ES", "IT", "NL", "IN", "BR", "CA", "AU", "JP")
+_PHONE_REGIONS = (
+    "US",
+    "GB",
+    "DE",
+    "FR",
+    "ES",
+    "IT",
+    "NL",
+    "IN",
+    "BR",
+    "CA",
+    "AU",
+    "JP",
+)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -36,5 +49,7 @@ def _e164(value: str) -> str:
         except phonenumbers.NumberParseException:
             continue
         if phonenumbers.is_possible_number(number):
-            return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+            return phonenumbers.format_number(
+                number, phonenumbers.PhoneNumberFormat.E164
+            )
     return "".join(c for c in value if c.isdigit() or c == "+")

@@ -56,8 +56,14 @@ def _header(line: str) -> tuple[str, list[Label | None]] | None:
     for separator in _SEPARATORS:
         if line.count(separator) < 1 + (separator == "|"):
             continue
-        names = [line[start:end].strip(" \"'*`") for start, end in _cells(line, separator)]
-        if any(not name or len(name) > 40 or any(c.isdigit() for c in name) for name in names if name):
+        names = [
+            line[start:end].strip(" \"'*`") for start, end in _cells(line, separator)
+        ]
+        if any(
+            not name or len(name) > 40 or any(c.isdigit() for c in name)
+            for name in names
+            if name
+        ):
             return None
         labels = [label_of(name) if name else None for name in names]
         if any(labels):
@@ -83,19 +89,28 @@ def _cells(line: str, separator: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _row_findings(line: str, offset: int, cells: list[tuple[int, int]], columns: list[Label | None]) -> Iterator[Finding]:
+def _row_findings(
+    line: str, offset: int, cells: list[tuple[int, int]], columns: list[Label | None]
+) -> Iterator[Finding]:
     for (start, end), label in zip(cells, columns):
         if label is None:
             continue
-        while start < end and line[start] in ' "\'':
+        while start < end and line[start] in " \"'":
             start += 1
-        while end > start and line[end - 1] in ' "\'':
+        while end > start and line[end - 1] in " \"'":
             end -= 1
         value = line[start:end]
         span = _value_span(value, label)
         if span is not None:
             s, e = start + span[0], start + span[1]
-            yield Finding(label.entity, offset + s, offset + e, 0.85, "TableColumnRecognizer", line[s:e])
+            yield Finding(
+                label.entity,
+                offset + s,
+                offset + e,
+                0.85,
+                "TableColumnRecognizer",
+                line[s:e],
+            )
 
 
 def _value_span(value: str, label: Label) -> tuple[int, int] | None:

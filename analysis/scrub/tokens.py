@@ -29,33 +29,84 @@ _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"[\"']?[ \t]*[:=][ \t]*" + _QUOTED
         ),
     ),
-    ("SECRET", re.compile(r"(?i:AccountKey|SharedAccessKey|SharedAccessSignature|_authToken|_auth|_password)=([^;\s\"']{6,})")),
     (
         "SECRET",
-        re.compile(r"--(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|auth-token|access-token)(?:=|[ \t]+)" + _QUOTED),
+        re.compile(
+            r"(?i:AccountKey|SharedAccessKey|SharedAccessSignature|_authToken|_auth|_password)=([^;\s\"']{6,})"
+        ),
     ),
-    ("SECRET", re.compile(r"(?:redis-cli|mysql|psql|mongo\w*)\b[^\n]*?[ \t]-(?:a|p)[ \t]+" + _QUOTED)),
+    (
+        "SECRET",
+        re.compile(
+            r"--(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|auth-token|access-token)(?:=|[ \t]+)"
+            + _QUOTED
+        ),
+    ),
+    (
+        "SECRET",
+        re.compile(
+            r"(?:redis-cli|mysql|psql|mongo\w*)\b[^\n]*?[ \t]-(?:a|p)[ \t]+" + _QUOTED
+        ),
+    ),
     ("SECRET", re.compile(r"curl\b[^\n]*?[ \t](?:-u|--user)[ \t]+[^:\s]+:" + _QUOTED)),
-    ("PASSWORD", re.compile(r"(?i:password|passcode|passphrase|pwd)\b[^\n:=]{0,40}?\b(?:is|was|:)[ \t]+[\"'“]?([^\s\"'”]{3,})")),
+    (
+        "PASSWORD",
+        re.compile(
+            r"(?i:password|passcode|passphrase|pwd)\b[^\n:=]{0,40}?\b(?:is|was|:)[ \t]+[\"'“]?([^\s\"'”]{3,})"
+        ),
+    ),
     ("SECRET", re.compile(r"\b\w*(?:session|sess|sid)\w*=([A-Za-z0-9%._\-]{16,})")),
-    ("SECRET", re.compile(r"(?i:[\"'](?:x-api-key|api-key|x-auth-token|authorization)[\"']\s*\]?\s*[:=]\s*)[\"']([^\"'\n]{8,})")),
-    ("SECRET", re.compile(r"(?:getenv|environ\.get)\(\s*[\"'][^\"']*(?:SECRET|TOKEN|KEY|PASS)[^\"']*[\"']\s*,\s*[\"']([^\"'\n]{8,})")),
+    (
+        "SECRET",
+        re.compile(
+            r"(?i:[\"'](?:x-api-key|api-key|x-auth-token|authorization)[\"']\s*\]?\s*[:=]\s*)[\"']([^\"'\n]{8,})"
+        ),
+    ),
+    (
+        "SECRET",
+        re.compile(
+            r"(?:getenv|environ\.get)\(\s*[\"'][^\"']*(?:SECRET|TOKEN|KEY|PASS)[^\"']*[\"']\s*,\s*[\"']([^\"'\n]{8,})"
+        ),
+    ),
     ("SECRET", re.compile(r"(?i:\bbasic[ \t]+)([A-Za-z0-9+/]{12,}={0,2})")),
 )
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 _ETH = re.compile(r"\b0x[0-9a-fA-F]{40}\b")
-_PLACEHOLDER = re.compile(r"^(?:<.*|\$\{.*|\{\{.*|\*+|x+|changeme|null|none|true|false|\d{1,5})$", re.I)
+_PLACEHOLDER = re.compile(
+    r"^(?:<.*|\$\{.*|\{\{.*|\*+|x+|changeme|null|none|true|false|\d{1,5})$",
+    re.IGNORECASE,
+)
 
 
 def secret_tokens(text: str) -> Iterator[Finding]:
     """Secrets of the shapes above; the key name stays, the value goes."""
     for entity, pattern in _SPECS:
         for match in pattern.finditer(text):
-            group = next((i for i in range(1, (match.lastindex or 0) + 1) if match.group(i) is not None), 0)
+            group = next(
+                (
+                    i
+                    for i in range(1, (match.lastindex or 0) + 1)
+                    if match.group(i) is not None
+                ),
+                0,
+            )
             start, end = match.span(group)
             value = text[start:end].rstrip(".,;)")
-            if value and not _PLACEHOLDER.match(value) and (entity != "PASSWORD" or not value.isalpha() or ":" in match.group()):
-                yield Finding(entity, start, start + len(value), 0.88, "SecretTokenRecognizer", value)
+            if (
+                value
+                and not _PLACEHOLDER.match(value)
+                and (
+                    entity != "PASSWORD" or not value.isalpha() or ":" in match.group()
+                )
+            ):
+                yield Finding(
+                    entity,
+                    start,
+                    start + len(value),
+                    0.88,
+                    "SecretTokenRecognizer",
+                    value,
+                )
     yield from _encoded_credentials(text)
 
 
@@ -63,17 +114,39 @@ def _encoded_credentials(text: str) -> Iterator[Finding]:
     """Base64 that decodes to ``user:password`` or a URL with credentials (Basic auth, Kubernetes secrets)."""
     for match in _BASE64.finditer(text):
         token = match.group()
-        if match.start() and (text[match.start() - 1].isalnum() or text[match.start() - 1] in "/+-_"):
+        if match.start() and (
+            text[match.start() - 1].isalnum() or text[match.start() - 1] in "/+-_"
+        ):
             continue
         try:
-            decoded = base64.b64decode(token + "=" * (-len(token) % 4), validate=True).decode("utf-8")
+            decoded = base64.b64decode(
+                token + "=" * (-len(token) % 4), validate=True
+            ).decode("utf-8")
         except (binascii.Error, UnicodeDecodeError, ValueError):
             continue
-        if decoded.isprintable() and (":" in decoded or "@" in decoded) and len(decoded) >= 6:
-            yield Finding("SECRET", match.start(), match.end(), 0.85, "EncodedCredentialRecognizer", token)
+        if (
+            decoded.isprintable()
+            and (":" in decoded or "@" in decoded)
+            and len(decoded) >= 6
+        ):
+            yield Finding(
+                "SECRET",
+                match.start(),
+                match.end(),
+                0.85,
+                "EncodedCredentialRecognizer",
+                token,
+            )
 
 
 def wallet_addresses(text: str) -> Iterator[Finding]:
     """Ethereum wallet addresses (``0x`` and 40 hex digits)."""
     for match in _ETH.finditer(text):
-        yield Finding("CRYPTO", match.start(), match.end(), 0.9, "EthereumRecognizer", match.group())
+        yield Finding(
+            "CRYPTO",
+            match.start(),
+            match.end(),
+            0.9,
+            "EthereumRecognizer",
+            match.group(),
+        )

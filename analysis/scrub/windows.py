@@ -12,13 +12,20 @@ import re
 from collections.abc import Iterable, Iterator
 
 
-def keyword_windows(lower: str, keywords: Iterable[str], before: int, after: int) -> list[tuple[int, int]]:
+def keyword_windows(
+    lower: str, keywords: Iterable[str], before: int, after: int
+) -> list[tuple[int, int]]:
     """Merged (start, end) windows around every occurrence of ``keywords`` in ``lower``."""
     spans = []
     for keyword in keywords:
         position = lower.find(keyword)
         while position >= 0:
-            spans.append((max(0, position - before), min(len(lower), position + len(keyword) + after)))
+            spans.append(
+                (
+                    max(0, position - before),
+                    min(len(lower), position + len(keyword) + after),
+                )
+            )
             position = lower.find(keyword, position + 1)
     spans.sort()
     merged: list[tuple[int, int]] = []
@@ -31,7 +38,12 @@ def keyword_windows(lower: str, keywords: Iterable[str], before: int, after: int
 
 
 def windowed(
-    pattern: re.Pattern[str], text: str, lower: str, keywords: Iterable[str], before: int = 0, after: int = 160
+    pattern: re.Pattern[str],
+    text: str,
+    lower: str,
+    keywords: Iterable[str],
+    before: int = 0,
+    after: int = 160,
 ) -> Iterator[re.Match[str]]:
     """Matches of ``pattern`` in ``text`` that lie in windows around ``keywords`` (each match once)."""
     seen: set[tuple[int, int]] = set()

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from handoff.analysis.scrub import Scrubber
 
 import handoff
-from handoff.analysis.scrub import Scrubber
 
 KEY = "test-key"
 
@@ -21,7 +21,13 @@ def test_names_addresses_and_birth_dates_are_removed_without_a_model(scrubber):
     """A user relies on names, a home address and a labelled date of birth never reaching the store by default."""
     text = "Dear Maria,\nthe tenant Frau Małgorzata Zielińska-Nowak moves out of Hauptstraße 12, 10115 Berlin.\nDOB: 1984-07-02\nKind regards,\nOluwaseun Adeyemi"
     out = scrubber.scrub_text(text)
-    for value in ("Maria", "Małgorzata Zielińska-Nowak", "Hauptstraße 12, 10115 Berlin", "1984-07-02", "Oluwaseun Adeyemi"):
+    for value in (
+        "Maria",
+        "Małgorzata Zielińska-Nowak",
+        "Hauptstraße 12, 10115 Berlin",
+        "1984-07-02",
+        "Oluwaseun Adeyemi",
+    ):
         assert value not in out
     assert out.startswith("Dear <PERSON:") and "\nDOB: <DATE_OF_BIRTH:" in out
 
@@ -34,17 +40,28 @@ def test_business_names_survive(scrubber):
 
 def test_one_person_written_two_ways_is_one_pseudonym(scrubber):
     """Pseudonyms are keyed on the normalized value: case and spacing of a name, e-mail case and phone format do not matter."""
-    assert scrubber.pseudonym("PERSON", "Maria  López") == scrubber.pseudonym("PERSON", "MARIA LÓPEZ")
-    assert scrubber.pseudonym("EMAIL_ADDRESS", "Ana.Ruiz@Example.com") == scrubber.pseudonym("EMAIL_ADDRESS", "ana.ruiz@example.com")
-    assert scrubber.pseudonym("PHONE_NUMBER", "+44 20 7946 0958") == scrubber.pseudonym("PHONE_NUMBER", "+442079460958")
-    assert scrubber.pseudonym("CREDIT_CARD", "4111-1111-1111-1111") == scrubber.pseudonym("CREDIT_CARD", "4111111111111111")
+    assert scrubber.pseudonym("PERSON", "Maria  López") == scrubber.pseudonym(
+        "PERSON", "MARIA LÓPEZ"
+    )
+    assert scrubber.pseudonym(
+        "EMAIL_ADDRESS", "Ana.Ruiz@Example.com"
+    ) == scrubber.pseudonym("EMAIL_ADDRESS", "ana.ruiz@example.com")
+    assert scrubber.pseudonym("PHONE_NUMBER", "+44 20 7946 0958") == scrubber.pseudonym(
+        "PHONE_NUMBER", "+442079460958"
+    )
+    assert scrubber.pseudonym(
+        "CREDIT_CARD", "4111-1111-1111-1111"
+    ) == scrubber.pseudonym("CREDIT_CARD", "4111111111111111")
 
 
 def test_card_number_as_a_json_integer_is_removed(scrubber):
     """A card number given as a bare JSON integer is replaced like one written as text."""
     data = json.dumps({"card_number": 2221156342206488, "amount_usd": 214.9}).encode()
     stored = json.loads(scrubber.scrub_bytes(data, "application/json"))
-    assert stored == {"amount_usd": 214.9, "card_number": scrubber.pseudonym("CREDIT_CARD", "2221156342206488")}
+    assert stored == {
+        "amount_usd": 214.9,
+        "card_number": scrubber.pseudonym("CREDIT_CARD", "2221156342206488"),
+    }
 
 
 def test_secret_shapes_are_removed(scrubber):
@@ -56,7 +73,12 @@ def test_secret_shapes_are_removed(scrubber):
         'LEGACY_AUTH="Basic Y2l0eXBheS10YXg6V2F0M3JCaWxsIzIwMjY="'
     )
     out = scrubber.scrub_text(text)
-    for secret in ("Munic1pal-Mail-88", "C0ntr@sena#Ventas26", "B1gh+4fgh93y", "Y2l0eXBheS10YXg6V2F0M3JCaWxsIzIwMjY="):
+    for secret in (
+        "Munic1pal-Mail-88",
+        "C0ntr@sena#Ventas26",
+        "B1gh+4fgh93y",
+        "Y2l0eXBheS10YXg6V2F0M3JCaWxsIzIwMjY=",
+    ):
         assert secret not in out
     assert out.startswith("SMTP_PASS=<") and "AccountKey=<" in out
 
