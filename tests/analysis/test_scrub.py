@@ -360,10 +360,10 @@ def test_bad_configuration_raises_value_error_at_setup():
         Scrubber(KEY, recognizers=[{"name": "x", "entity": "X"}])
 
 
-def test_missing_spacy_model_raises_scrub_error_instead_of_downloading():
-    """Naming a spaCy model that is not installed fails the payload with ScrubError; nothing is fetched."""
-    with pytest.raises(ScrubError, match="'en_core_web_nonexistent' is not installed"):
-        Scrubber(KEY, spacy_model="en_core_web_nonexistent").scrub_text("Maria lives in Lisbon")
+def test_missing_spacy_model_raises_value_error_instead_of_downloading():
+    """Naming a spaCy model that is not installed is a ValueError at construction (issue 12); nothing is fetched."""
+    with pytest.raises(ValueError, match="'en_core_web_nonexistent' is not installed"):
+        Scrubber(KEY, spacy_model="en_core_web_nonexistent")
 
 
 def test_from_env_reads_key_entities_and_allow_list(monkeypatch):
