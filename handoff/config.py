@@ -128,7 +128,9 @@ def validate(settings: Settings) -> None:
     if settings.max_queue < 1 or settings.max_batch < 1:
         raise ValueError("max_queue and max_batch must be >= 1")
     if settings.spacy_model and not spacy_model_installed(settings.spacy_model):
-        raise ValueError(f"spacy_model {settings.spacy_model!r} is not installed (pip install it; nothing is downloaded)")
+        raise ValueError(
+            f"spacy_model {settings.spacy_model!r} is not installed (pip install it; nothing is downloaded)"
+        )
     if not str(settings.store):
         raise ValueError("store must be a directory path or an s3:// URL")
 

@@ -72,10 +72,7 @@ _TYPES = "|".join(
     [w.capitalize() for w in _TYPE_WORDS]
     + [w.upper() for w in _TYPE_WORDS if len(w) > 3]
     + ["gate", "gata", "gatan", "vej", "veien", "vegen", "straße", "strasse", "kaien"]
-    + [
-        w.capitalize()
-        for w in ["gate", "gata", "gatan", "vej", "veien", "vegen", "straße", "strasse"]
-    ]
+    + [w.capitalize() for w in ["gate", "gata", "gatan", "vej", "veien", "vegen", "straße", "strasse"]]
 )
 _PREFIXES = (
     r"(?i:rue|avenue|avenida|calle|carrer|camino|paseo|plaza|praça|rua|travessa|largo|via|viale|piazza|"
@@ -107,12 +104,8 @@ _STRONG_POSTCODE = re.compile(
 _WEAK_POSTCODE = re.compile(
     rf"(?<![\w\-.,]){U}[\w\-]+[ \t]\d{{4,6}}(?![\w\-])|(?<![\w\-.,])\d{{3}}[ \t]?\d{{2}}[ \t]+{U}|(?<![\w\-.,$€£])\d{{4,6}}[ \t]+{U}[\w\-]+"
 )
-_NAMED_STREET = re.compile(
-    rf"(?<![\w])(?:{U}[\w'’\-]*[ \t]+){{1,3}}(?:{_TYPES})(?![\w])"
-)
-_MONTH = re.compile(
-    r"(?i:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)"
-)
+_NAMED_STREET = re.compile(rf"(?<![\w])(?:{U}[\w'’\-]*[ \t]+){{1,3}}(?:{_TYPES})(?![\w])")
+_MONTH = re.compile(r"(?i:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)")
 _UNIT = re.compile(
     r"(?i:(?<![\w])(?:flat|apartment|apt|unit|suite|house no\.?|villa|floor|piso|apto|int\.|blk|block|lot)[ \t]*\d{1,4}[A-Za-z]?(?![\w]))"
 )
@@ -160,9 +153,7 @@ _LOWER_PARTS = frozenset(
 
 def looks_like_address(value: str) -> bool:
     """Whether a field value reads as a postal address: a street line, a postcode, or a unit and two parts."""
-    return bool(_line_addresses(value, True)) or (
-        value.count(",") >= 2 and _UNIT.search(value) is not None
-    )
+    return bool(_line_addresses(value, True)) or (value.count(",") >= 2 and _UNIT.search(value) is not None)
 
 
 def addresses(text: str) -> Iterator[Finding]:
@@ -173,10 +164,7 @@ def addresses(text: str) -> Iterator[Finding]:
     lines = text.split("\n")
     for index, line in enumerate(lines):
         if _DIGIT.search(line) and _CAPITAL.search(line):
-            near_street = any(
-                _STREET.search(previous)
-                for previous in lines[max(0, index - 2) : index]
-            )
+            near_street = any(_STREET.search(previous) for previous in lines[max(0, index - 2) : index])
             for start, end in _line_addresses(line, near_street):
                 yield Finding(
                     "ADDRESS",
@@ -193,10 +181,7 @@ def _line_addresses(line: str, near_street: bool) -> list[tuple[int, int]]:
     strong = _anchors(line, (_STREET, _STRONG_POSTCODE))
     units = _anchors(line, (_UNIT,))
     weak = units + _anchors(line, (_WEAK_POSTCODE, _NAMED_STREET))
-    if not strong and not (
-        (units and len(weak) >= 2)
-        or (near_street and weak and _address_part(line, 0, len(line)))
-    ):
+    if not strong and not ((units and len(weak) >= 2) or (near_street and weak and _address_part(line, 0, len(line)))):
         return []
     segments = _segments(line)
     spans: list[tuple[int, int]] = []
@@ -204,29 +189,13 @@ def _line_addresses(line: str, near_street: bool) -> list[tuple[int, int]]:
         index = _index_of(segments, anchor_start)
         seg_start, seg_end = segments[index]
         first = last = index
-        if not line[seg_start:anchor_start].strip() or _UNIT.fullmatch(
-            line[seg_start:anchor_start].strip(" ,")
-        ):
-            while (
-                first > 0
-                and index - first < 4
-                and _address_part(line, *segments[first - 1])
-            ):
+        if not line[seg_start:anchor_start].strip() or _UNIT.fullmatch(line[seg_start:anchor_start].strip(" ,")):
+            while first > 0 and index - first < 4 and _address_part(line, *segments[first - 1]):
                 first -= 1
-        if not line[anchor_end:seg_end].strip() or _address_part(
-            line, anchor_end, seg_end
-        ):
-            while (
-                last + 1 < len(segments)
-                and last - index < 6
-                and _address_part(line, *segments[last + 1])
-            ):
+        if not line[anchor_end:seg_end].strip() or _address_part(line, anchor_end, seg_end):
+            while last + 1 < len(segments) and last - index < 6 and _address_part(line, *segments[last + 1]):
                 last += 1
-        start = (
-            segments[first][0]
-            if first < index
-            else _part_start(line, seg_start, anchor_start)
-        )
+        start = segments[first][0] if first < index else _part_start(line, seg_start, anchor_start)
         tail_ok = last > index or _address_part(line, anchor_end, seg_end)
         end = segments[last][1] if tail_ok else anchor_end
         spans.append(_strip(line, start, max(end, anchor_end)))
@@ -268,11 +237,7 @@ def _address_part(line: str, start: int, end: int) -> bool:
     if len(words) > 6:
         return False
     return all(
-        w[0].isdigit()
-        or w[0].isupper()
-        or w.lower() in _LOWER_PARTS
-        or w in "-–/·"
-        or (len(w) <= 3 and "." in w)
+        w[0].isdigit() or w[0].isupper() or w.lower() in _LOWER_PARTS or w in "-–/·" or (len(w) <= 3 and "." in w)
         for w in words
     )
 

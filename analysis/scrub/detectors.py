@@ -32,9 +32,7 @@ from handoff.analysis.scrub.tables import table_cells
 from handoff.analysis.scrub.tokens import secret_tokens, wallet_addresses
 
 
-def text_findings(
-    text: str, entities: frozenset[str], known_names: Iterable[str] = ()
-) -> list[Finding]:
+def text_findings(text: str, entities: frozenset[str], known_names: Iterable[str] = ()) -> list[Finding]:
     """Every finding of the whole-text detectors for ``entities`` in ``text`` (may overlap).
 
     ``known_names`` are names found elsewhere in the same payload (other JSON values): their
@@ -80,8 +78,4 @@ def _has_capital(text: str) -> bool:
 
 def person_names(text: str) -> set[str]:
     """The person names the detectors find in ``text`` (for mentions in the rest of a payload)."""
-    return {
-        f.text
-        for f in text_findings(text, frozenset({"PERSON"}))
-        if f.entity == "PERSON"
-    }
+    return {f.text for f in text_findings(text, frozenset({"PERSON"})) if f.entity == "PERSON"}

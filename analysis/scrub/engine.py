@@ -280,7 +280,9 @@ def _offline_tld_extractor() -> Any:
     return tldextract.TLDExtract(cache_dir=None, suffix_list_urls=(), fallback_to_snapshot=True)
 
 
-_FILE_SUFFIXES = frozenset("png jpg jpeg gif svg webp ico js ts py json yaml yml txt md css html pdf zip gz tar csv xml log lock toml ini cfg sh exe dll so".split())
+_FILE_SUFFIXES = frozenset(
+    "png jpg jpeg gif svg webp ico js ts py json yaml yml txt md css html pdf zip gz tar csv xml log lock toml ini cfg sh exe dll so".split()
+)
 
 
 def has_public_suffix(email: str) -> bool:

@@ -231,12 +231,8 @@ _ADDRESS_FIELD = re.compile(
     r"correspondence)[ _]?)?(?:address|addr|adres|adresse|dirección|direccion|endereço|indirizzo|anschrift))"
     r"(?:\"\s*:\s*\"|\s*[:=]\s*\"?|\s+)([^\"\n]{8,160})"
 )
-_JSON_FIELD = re.compile(
-    r'"([A-Za-z][\w .\-]{0,40})"\s*:\s*"((?:[^"\\\n]|\\.){1,200})"'
-)
-_KV_FIELD = re.compile(
-    r"(?<![\w\"'])([A-Za-z][\w .\-/]{0,40}?)(?:\s*\(([^)\n]{1,40})\))?\s*[:=]\s*[\"']?(?=[^\s\"'])"
-)
+_JSON_FIELD = re.compile(r'"([A-Za-z][\w .\-]{0,40})"\s*:\s*"((?:[^"\\\n]|\\.){1,200})"')
+_KV_FIELD = re.compile(r"(?<![\w\"'])([A-Za-z][\w .\-/]{0,40}?)(?:\s*\(([^)\n]{1,40})\))?\s*[:=]\s*[\"']?(?=[^\s\"'])")
 
 
 def dates_of_birth(text: str, lower: str) -> Iterator[Finding]:
@@ -249,11 +245,7 @@ def national_ids(text: str, lower: str) -> Iterator[Finding]:
     """Identity numbers after their label ("NI number: QQ 12 34 56 C", "DNI 12345678Z", "passport": "G61827394")."""
     for match in windowed(_ID, text, lower, _ID_KEYWORDS, before=12, after=90):
         value = _trim_id(match.group(1))
-        if (
-            value
-            and sum(c.isdigit() for c in value) >= 5
-            and not re.fullmatch(DATE, value)
-        ):
+        if value and sum(c.isdigit() for c in value) >= 5 and not re.fullmatch(DATE, value):
             start = match.start(1)
             yield Finding(
                 "NATIONAL_ID",
@@ -288,9 +280,7 @@ def labelled_phones(text: str, lower: str) -> Iterator[Finding]:
 
 def labelled_addresses(text: str, lower: str) -> Iterator[Finding]:
     """Values of address fields that hold a number and read as an address ("home_address": "27 Mauldeth Road West, …")."""
-    for match in windowed(
-        _ADDRESS_FIELD, text, lower, _ADDRESS_KEYWORDS, before=40, after=200
-    ):
+    for match in windowed(_ADDRESS_FIELD, text, lower, _ADDRESS_KEYWORDS, before=40, after=200):
         value = match.group(1).rstrip(" ,;|")
         if any(c.isdigit() for c in value) and looks_like_address(value):
             start = match.start(1)
@@ -318,9 +308,7 @@ def labelled_names(text: str, lower: str) -> Iterator[Finding]:
                     "NameFieldRecognizer",
                 )
     for match in windowed(_KV_FIELD, text, lower, _NAME_KEYWORDS, before=42, after=50):
-        label = label_of(match.group(1)) or (
-            label_of(match.group(2)) if match.group(2) else None
-        )
+        label = label_of(match.group(1)) or (label_of(match.group(2)) if match.group(2) else None)
         if label is not None and label.entity == "PERSON":
             line_end = text.find("\n", match.end())
             value = text[match.end() : line_end if line_end >= 0 else len(text)]
@@ -334,9 +322,7 @@ def labelled_names(text: str, lower: str) -> Iterator[Finding]:
                 )
 
 
-def _finding(
-    entity: str, match: re.Match[str], group: int, score: float, recognizer: str
-) -> Finding:
+def _finding(entity: str, match: re.Match[str], group: int, score: float, recognizer: str) -> Finding:
     return Finding(
         entity,
         match.start(group),

@@ -16,9 +16,7 @@ import re
 import unicodedata
 from typing import NamedTuple
 
-_ATTRIBUTE = re.compile(
-    r"(first|last)_(?:romanized_)?names(?:_female|_male|_nonbinary)?"
-)
+_ATTRIBUTE = re.compile(r"(first|last)_(?:romanized_)?names(?:_female|_male|_nonbinary)?")
 _PIECE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 
 
@@ -70,15 +68,9 @@ def gazetteer() -> Gazetteer:
             values = getattr(provider, attribute, None) if match else None
             if isinstance(values, (list, tuple, dict)):
                 words[match.group(1)].update(
-                    fold(piece)
-                    for value in values
-                    for piece in _PIECE.findall(str(value))
-                    if len(piece) > 1
+                    fold(piece) for value in values for piece in _PIECE.findall(str(value)) if len(piece) > 1
                 )
-    english = (
-        frozenset(fold(word) for word in english_words.Provider.word_list)
-        | _EXTRA_ENGLISH
-    )
+    english = frozenset(fold(word) for word in english_words.Provider.word_list) | _EXTRA_ENGLISH
     return Gazetteer(
         given=frozenset(words["first"] - english),
         surnames=frozenset(words["last"] - english),

@@ -26,15 +26,11 @@ _FORMATS = (
         "nino",
     ),
     (
-        re.compile(
-            r"(?<![\w-])[1-9]\d{5}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dX](?![\w-])"
-        ),
+        re.compile(r"(?<![\w-])[1-9]\d{5}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dX](?![\w-])"),
         "cn",
     ),
     (
-        re.compile(
-            r"(?<![\w-])[A-Z][AEIOUX][A-Z]{2}\d{6}[HM][A-Z]{5}[A-Z\d]\d(?![\w-])"
-        ),
+        re.compile(r"(?<![\w-])[A-Z][AEIOUX][A-Z]{2}\d{6}[HM][A-Z]{5}[A-Z\d]\d(?![\w-])"),
         "curp",
     ),
     (re.compile(r"(?<![\w-])[A-ZÑ&]{4}\d{6}[A-Z\d]{3}(?![\w-])"), "rfc"),
@@ -55,19 +51,14 @@ def is_card_number(value: str) -> bool:
     """13 to 19 digits of a card issuer's prefix passing the Luhn check, however grouped."""
     digits = "".join(c for c in value if c.isdigit())
     return (
-        13 <= len(digits) <= 19
-        and _CARD_PREFIX.match(digits) is not None
-        and luhn_ok(digits)
-        and len(set(digits)) > 2
+        13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) is not None and luhn_ok(digits) and len(set(digits)) > 2
     )
 
 
 def card_numbers(text: str) -> Iterator[Finding]:
     """Card numbers in any grouping (spaces, dashes, none) that pass the Luhn check."""
     for match in _CARD.finditer(text):
-        if match.start() and (
-            text[match.start() - 1].isalnum() or text[match.start() - 1] in "_-.+/"
-        ):
+        if match.start() and (text[match.start() - 1].isalnum() or text[match.start() - 1] in "_-.+/"):
             continue
         if is_card_number(match.group()):
             yield Finding(
@@ -108,9 +99,7 @@ def _cpf_ok(value: str) -> bool:
     if len(set(digits)) == 1:
         return False
     for n in (9, 10):
-        check = (
-            sum(d * w for d, w in zip(digits[:n], range(n + 1, 1, -1))) * 10 % 11 % 10
-        )
+        check = sum(d * w for d, w in zip(digits[:n], range(n + 1, 1, -1))) * 10 % 11 % 10
         if check != digits[n]:
             return False
     return True

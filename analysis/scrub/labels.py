@@ -18,9 +18,7 @@ class Label(NamedTuple):
 
 
 def _labels(entity: str, strong: bool, words: str) -> dict[str, Label]:
-    return {
-        word.strip(): Label(entity, strong) for word in words.split("|") if word.strip()
-    }
+    return {word.strip(): Label(entity, strong) for word in words.split("|") if word.strip()}
 
 
 LABELS: dict[str, Label] = {
@@ -102,11 +100,7 @@ def label_of(key: str) -> Label | None:
     for start in range(len(words)):
         found = LABELS.get(" ".join(words[start:]))
         if found is not None:
-            return (
-                found
-                if start == 0 or found.strong or found.entity == "PERSON"
-                else None
-            )
+            return found if start == 0 or found.strong or found.entity == "PERSON" else None
     for end in range(len(words) - 1, 0, -1):
         found = LABELS.get(" ".join(words[:end]))
         if found is not None and found.strong and found.entity != "PERSON":

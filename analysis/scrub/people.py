@@ -39,9 +39,7 @@ from handoff.analysis.scrub.windows import windowed
 
 _WORD = re.compile(rf"{LETTER}(?:{LETTER}|['’\-.](?={LETTER}))*\.?")
 _HONORIFIC_PREFIX = re.compile(rf"(?:(?:{HONORIFICS})\.?\s+)+")
-_LOWER_NAME = re.compile(
-    r"[a-zà-ÿ][a-zà-ÿ'\-]+(?: [a-zà-ÿ][a-zà-ÿ'\-]+){1,3}(?=\s*(?:[,.;)\"]|$))"
-)
+_LOWER_NAME = re.compile(r"[a-zà-ÿ][a-zà-ÿ'\-]+(?: [a-zà-ÿ][a-zà-ÿ'\-]+){1,3}(?=\s*(?:[,.;)\"]|$))")
 _NAME = rf"(?P<name>{NAME_SEQ})"
 _GREETING = (
     r"(?i:dear|hi|hello|hey|hiya|morning|good morning|good afternoon|good evening|thanks|thank you|many thanks|"
@@ -65,9 +63,7 @@ _ROLE = (
     r"representative|attorney|lawyer|solicitor|notary|pharmacist|surgeon|dentist|therapist|counsellor|counselor|"
     r"interviewer|recruiter|trainee|intern|volunteer|owner|founder|ceo|cfo|cto|coo|vp|chair|chairman|president)"
 )
-_SPEAKER_PREFIX = (
-    r"(?:\[[^\]\n]{1,32}\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?[ \t]+|[-*>][ \t]+)?"
-)
+_SPEAKER_PREFIX = r"(?:\[[^\]\n]{1,32}\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?[ \t]+|[-*>][ \t]+)?"
 _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("honorific", re.compile(rf"(?<![\w])(?:{HONORIFICS})\.?[ \t]+{_NAME}")),
     (
@@ -98,15 +94,11 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "speaker-time",
-        re.compile(
-            rf"^{_NAME}[ \t]{{2,}}\d{{1,2}}:\d{{2}}(?::\d{{2}})?[ \t]", re.MULTILINE
-        ),
+        re.compile(rf"^{_NAME}[ \t]{{2,}}\d{{1,2}}:\d{{2}}(?::\d{{2}})?[ \t]", re.MULTILINE),
     ),
     (
         "display-name",
-        re.compile(
-            rf"(?:^|(?<=[\s,;:(\"]))\"?{_NAME}\"?[ \t]*<[^<>\s@]{{1,64}}@", re.MULTILINE
-        ),
+        re.compile(rf"(?:^|(?<=[\s,;:(\"]))\"?{_NAME}\"?[ \t]*<[^<>\s@]{{1,64}}@", re.MULTILINE),
     ),
     (
         "role",
@@ -116,17 +108,13 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
 # Literals every match of a cue contains (lower case; honorifics are matched case-sensitively).
 _CUE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "greeting": tuple(w for w in re.sub(r"\(\?i:|\)", "", _GREETING).split("|")),
-    "sign-off": tuple(
-        w.split()[0] for w in re.sub(r"\(\?i:|\)", "", _SIGN_OFF).split("|")
-    ),
+    "sign-off": tuple(w.split()[0] for w in re.sub(r"\(\?i:|\)", "", _SIGN_OFF).split("|")),
     "role": tuple(re.sub(r"\(\?i:|\)", "", _ROLE).split("|")),
     "display-name": ("<",),
     "dash-signature": ("-", "–", "—"),
 }
 _HONORIFIC_KEYWORDS = tuple(w.replace("\\", "") for w in HONORIFICS.split("|"))
-_STRONG_CUES = frozenset(
-    {"honorific", "sign-off", "speaker", "speaker-time", "display-name"}
-)
+_STRONG_CUES = frozenset({"honorific", "sign-off", "speaker", "speaker-time", "display-name"})
 
 
 def name_span(value: str, *, strong: bool) -> tuple[int, int] | None:
@@ -141,22 +129,12 @@ def name_span(value: str, *, strong: bool) -> tuple[int, int] | None:
     match = NAME_SEQ_RE.match(value, offset)
     if match is None:
         lower = _LOWER_NAME.match(value, offset) if strong else None
-        return (
-            (lower.start(), lower.end())
-            if lower and _lower_name_ok(lower.group())
-            else None
-        )
+        return (lower.start(), lower.end()) if lower and _lower_name_ok(lower.group()) else None
     end = match.end()
     rest = value[end:].lstrip(" ")
-    if (
-        rest[:1].isalnum() and not strong
-    ):  # "Tommy Hilfiger shirt": the name is part of a longer phrase
+    if rest[:1].isalnum() and not strong:  # "Tommy Hilfiger shirt": the name is part of a longer phrase
         return None
-    return (
-        (match.start(), end)
-        if _acceptable(match.group(), strong or prefix is not None)
-        else None
-    )
+    return (match.start(), end) if _acceptable(match.group(), strong or prefix is not None) else None
 
 
 def cued_names(text: str, lower: str | None = None) -> Iterator[Finding]:
@@ -164,17 +142,11 @@ def cued_names(text: str, lower: str | None = None) -> Iterator[Finding]:
     lower = text.lower() if lower is None else lower
     for cue, pattern in _CUES:
         if cue == "honorific":
-            matches = windowed(
-                pattern, text, text, _HONORIFIC_KEYWORDS, before=1, after=80
-            )
+            matches = windowed(pattern, text, text, _HONORIFIC_KEYWORDS, before=1, after=80)
         elif cue in _CUE_KEYWORDS:
-            matches = windowed(
-                pattern, text, lower, _CUE_KEYWORDS[cue], before=90, after=90
-            )
+            matches = windowed(pattern, text, lower, _CUE_KEYWORDS[cue], before=90, after=90)
         else:
-            matches = (
-                pattern.finditer(text) if ":" in text or "  " in text else iter(())
-            )
+            matches = pattern.finditer(text) if ":" in text or "  " in text else iter(())
         for match in matches:
             start, end = _trim(text, match.start("name"), match.end("name"))
             single_ok = cue not in ("speaker", "speaker-time", "display-name")
@@ -183,9 +155,7 @@ def cued_names(text: str, lower: str | None = None) -> Iterator[Finding]:
                 and _acceptable(text[start:end], cue in _STRONG_CUES, single_ok)
                 and not _brand_at(text, match.start(), end)
             ):
-                yield Finding(
-                    "PERSON", start, end, 0.85, f"NameCue:{cue}", text[start:end]
-                )
+                yield Finding("PERSON", start, end, 0.85, f"NameCue:{cue}", text[start:end])
 
 
 def name_runs(text: str) -> list[re.Match[str]]:
@@ -193,8 +163,7 @@ def name_runs(text: str) -> list[re.Match[str]]:
     return [
         m
         for m in NAME_SEQ_RE.finditer(text)
-        if not m.start()
-        or not (text[m.start() - 1].isalnum() or text[m.start() - 1] in NAME_BOUNDARY)
+        if not m.start() or not (text[m.start() - 1].isalnum() or text[m.start() - 1] in NAME_BOUNDARY)
     ]
 
 
@@ -211,14 +180,10 @@ def gazetteer_names(text: str, runs: list[re.Match[str]]) -> Iterator[Finding]:
             end = match.start() + words[span[1] - 1].end()
             start, end = _trim(text, start, end)
             if not _brand_at(text, start, end):
-                yield Finding(
-                    "PERSON", start, end, 0.7, "NameGazetteer", text[start:end]
-                )
+                yield Finding("PERSON", start, end, 0.7, "NameGazetteer", text[start:end])
 
 
-def mentions(
-    text: str, names: Iterable[str], runs: list[re.Match[str]]
-) -> Iterator[Finding]:
+def mentions(text: str, names: Iterable[str], runs: list[re.Match[str]]) -> Iterator[Finding]:
     """Every mention in ``text`` of the ``names`` found and of their parts, unless it is part of a
     longer capitalized name of a thing ("Minh" in "Ho Chi Minh City")."""
     gaz = gazetteer()
@@ -234,9 +199,7 @@ def mentions(
         return
     for match in runs:
         if fold(match.group()) in variants:
-            yield Finding(
-                "PERSON", match.start(), match.end(), 0.8, "NameMention", match.group()
-            )
+            yield Finding("PERSON", match.start(), match.end(), 0.8, "NameMention", match.group())
             continue
         words = list(_WORD.finditer(match.group()))
         known = [fold(w.group().rstrip(".")) in variants for w in words]
@@ -244,14 +207,8 @@ def mentions(
             continue
         last_known = max(i for i, k in enumerate(known) if k)
         first_known = known.index(True)
-        before_ok = all(
-            fold(w.group()) in gaz.english or fold(w.group()) in _OPENERS
-            for w in words[:first_known]
-        )
-        after_ok = all(
-            k or fold(w.group()) in PARTICLES
-            for w, k in zip(words[first_known:], known[first_known:])
-        )
+        before_ok = all(fold(w.group()) in gaz.english or fold(w.group()) in _OPENERS for w in words[:first_known])
+        after_ok = all(k or fold(w.group()) in PARTICLES for w, k in zip(words[first_known:], known[first_known:]))
         if before_ok and after_ok:
             start, end = (
                 match.start() + words[first_known].start(),
@@ -261,22 +218,12 @@ def mentions(
             yield Finding("PERSON", start, end, 0.8, "NameMention", text[start:end])
 
 
-_OPENERS = (
-    frozenset(
-        re.sub(r"\(\?i:|\)", "", _GREETING + "|" + _SIGN_OFF + "|" + _ROLE).split("|")
-    )
-    | HONORIFIC_WORDS
-)
+_OPENERS = frozenset(re.sub(r"\(\?i:|\)", "", _GREETING + "|" + _SIGN_OFF + "|" + _ROLE).split("|")) | HONORIFIC_WORDS
 
 
 def _is_name_part(gaz: Gazetteer, word: str) -> bool:
     folded = fold(word)
-    if (
-        folded in PARTICLES
-        or folded in HONORIFIC_WORDS
-        or folded in NAME_SUFFIXES
-        or folded in BUSINESS_WORDS
-    ):
+    if folded in PARTICLES or folded in HONORIFIC_WORDS or folded in NAME_SUFFIXES or folded in BUSINESS_WORDS:
         return False
     return folded not in gaz.english and folded not in gaz.ambiguous
 
@@ -288,10 +235,7 @@ def _gazetteer_span(gaz: Gazetteer, words: list[str]) -> tuple[int, int] | None:
         (
             i
             for i, w in enumerate(folded)
-            if w in gaz.given
-            or (
-                w in gaz.surnames and i + 1 < len(folded) and folded[i + 1] in gaz.given
-            )
+            if w in gaz.given or (w in gaz.surnames and i + 1 < len(folded) and folded[i + 1] in gaz.given)
         ),
         None,
     )
@@ -301,22 +245,14 @@ def _gazetteer_span(gaz: Gazetteer, words: list[str]) -> tuple[int, int] | None:
     start = 0 if prefix and all(gaz_name(gaz, w) for w in prefix) else first
     end = first + 1
     while end < len(folded) and (
-        folded[end] in PARTICLES
-        or _unknown_name_word(gaz, folded[end])
-        or gaz_name(gaz, folded[end])
+        folded[end] in PARTICLES or _unknown_name_word(gaz, folded[end]) or gaz_name(gaz, folded[end])
     ):
         end += 1
     if end < len(folded):
         return None  # "Florence Nightingale Wing", "Charlotte Tilbury Pillow Talk": the name of a thing
-    if (
-        start > 0
-        and folded[start - 1] not in gaz.english
-        and folded[start - 1] not in _OPENERS
-    ):
+    if start > 0 and folded[start - 1] not in gaz.english and folded[start - 1] not in _OPENERS:
         return None  # "Samsung SDS", "Le Creuset": a longer proper name
-    if any(w.isupper() and len(w) > 1 for w in words[start:end]) and not all(
-        w.isupper() for w in words[start:end]
-    ):
+    if any(w.isupper() and len(w) > 1 for w in words[start:end]) and not all(w.isupper() for w in words[start:end]):
         return None  # "Samsung SDS America": an acronym inside a name of a thing
     if end - start < 2 or folded[end - 1] in PARTICLES:
         return None
@@ -330,10 +266,7 @@ def gaz_name(gaz: Gazetteer, folded: str) -> bool:
 def _unknown_name_word(gaz: Gazetteer, folded: str) -> bool:
     """A capitalized word that is neither English nor a business word: a name the gazetteer lacks."""
     return (
-        folded not in gaz.english
-        and folded not in gaz.ambiguous
-        and folded not in BUSINESS_WORDS
-        and len(folded) > 1
+        folded not in gaz.english and folded not in gaz.ambiguous and folded not in BUSINESS_WORDS and len(folded) > 1
     )
 
 
@@ -341,18 +274,11 @@ def _acceptable(phrase: str, strong: bool, single_ok: bool = True) -> bool:
     """Whether a capitalized ``phrase`` can be a person's name (``strong``: a cue vouches for it)."""
     gaz = gazetteer()
     words = [fold(w.rstrip(".")) for w in _WORD.findall(phrase)]
-    core = [
-        w
-        for w in words
-        if w not in PARTICLES and w not in NAME_SUFFIXES and w not in HONORIFIC_WORDS
-    ]
+    core = [w for w in words if w not in PARTICLES and w not in NAME_SUFFIXES and w not in HONORIFIC_WORDS]
     if not core or len(core) > 6 or any(w in BUSINESS_WORDS for w in core):
         return False
     joined = " ".join(w for w in words if w not in PARTICLES)
-    if (
-        any(brand in joined for brand in EPONYMOUS_BRANDS)
-        or label_of(phrase) is not None
-    ):
+    if any(brand in joined for brand in EPONYMOUS_BRANDS) or label_of(phrase) is not None:
         return False
     named = sum(gaz_name(gaz, w) for w in core)
     if len(core) == 1 and not (single_ok or named):
@@ -366,9 +292,7 @@ def _acceptable(phrase: str, strong: bool, single_ok: bool = True) -> bool:
 def _lower_name_ok(value: str) -> bool:
     gaz = gazetteer()
     words = [fold(w) for w in value.split()]
-    return any(gaz_name(gaz, w) for w in words) and not any(
-        w in gaz.english or w in BUSINESS_WORDS for w in words
-    )
+    return any(gaz_name(gaz, w) for w in words) and not any(w in gaz.english or w in BUSINESS_WORDS for w in words)
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -377,10 +301,7 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     if prefix and prefix.end() < end:
         start = prefix.end()
     words = list(_WORD.finditer(text, start, end))
-    while (
-        len(words) > 1
-        and fold(words[-1].group().rstrip(".")) in NAME_SUFFIXES | PARTICLES
-    ):
+    while len(words) > 1 and fold(words[-1].group().rstrip(".")) in NAME_SUFFIXES | PARTICLES:
         words.pop()
     if words:
         end = words[-1].end()
@@ -394,6 +315,4 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 def _brand_at(text: str, start: int, end: int) -> bool:
     """An eponymous brand or a firm name ("Johnson & Johnson", "Ben & Jerry's") around ``start:end``."""
     around = text[max(0, start - 3) : end + 3]
-    return "&" in around or any(
-        brand in fold(text[start:end]) for brand in EPONYMOUS_BRANDS
-    )
+    return "&" in around or any(brand in fold(text[start:end]) for brand in EPONYMOUS_BRANDS)

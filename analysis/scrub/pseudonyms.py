@@ -49,7 +49,5 @@ def _e164(value: str) -> str:
         except phonenumbers.NumberParseException:
             continue
         if phonenumbers.is_possible_number(number):
-            return phonenumbers.format_number(
-                number, phonenumbers.PhoneNumberFormat.E164
-            )
+            return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
     return "".join(c for c in value if c.isdigit() or c == "+")

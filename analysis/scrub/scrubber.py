@@ -40,13 +40,13 @@ from handoff.analysis.scrub.findings import (
 from handoff.analysis.scrub.identifiers import is_card_number
 from handoff.analysis.scrub.labels import label_of
 from handoff.analysis.scrub.patterns import NER_ENTITIES, PII_ENTITIES, TEXT_ENTITIES, phone_shaped
-from handoff.analysis.scrub.pseudonyms import normalized
 from handoff.analysis.scrub.prefilter import Prefilter
+from handoff.analysis.scrub.pseudonyms import normalized
 from handoff.analysis.scrub.settings import (
-    logger,
     compile_allow,
     custom_spec,
     env_entities,
+    logger,
     resolve_entities,
     resolve_key,
     spacy_model_installed,
@@ -111,7 +111,9 @@ class Scrubber:
         self._key = resolve_key(key)
         self._spacy_model = spacy_model or None
         if self._spacy_model and not spacy_model_installed(self._spacy_model):
-            raise ValueError(f"spaCy model {self._spacy_model!r} is not installed (pip install it; nothing is downloaded)")
+            raise ValueError(
+                f"spaCy model {self._spacy_model!r} is not installed (pip install it; nothing is downloaded)"
+            )
         self._custom = [custom_spec(spec) for spec in recognizers]
         self._entities = resolve_entities(entities, self._spacy_model, self._custom)
         self._allow = [compile_allow(pattern) for pattern in allow]
@@ -119,7 +121,9 @@ class Scrubber:
         self._text_entities = frozenset(self._entities)
         # Presidio sees only what the whole-text detectors do not cover (PERSON too when a NER model is named).
         presidio = [e for e in self._entities if e not in TEXT_ENTITIES or (e == "PERSON" and self._spacy_model)]
-        self._prefilter = Prefilter(presidio, [(spec.entity, re.compile(spec.regex, spec.flags)) for spec in self._custom])
+        self._prefilter = Prefilter(
+            presidio, [(spec.entity, re.compile(spec.regex, spec.flags)) for spec in self._custom]
+        )
         self._lines = _LineCache(_LINE_CACHE_SIZE)
         self._pseudonym = functools.lru_cache(maxsize=_LINE_CACHE_SIZE)(self._pseudonym_uncached)
         self._custom_recognizers: list | None = None
@@ -289,7 +293,9 @@ class Scrubber:
         except (UnicodeDecodeError, ValueError):
             return self._scrub_bytes(data, "application/octet-stream")
         self._prime(_json_strings(document))
-        names = {f.text for f in text_findings(data.decode("utf-8", "replace"), self._text_entities) if f.entity == "PERSON"}
+        names = {
+            f.text for f in text_findings(data.decode("utf-8", "replace"), self._text_entities) if f.entity == "PERSON"
+        }
         scrubbed = self._scrub_json_value(document, None, frozenset(names))
         return json.dumps(scrubbed, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
@@ -317,7 +323,11 @@ class Scrubber:
         if entity:
             return entity
         label = label_of(key)
-        if label is None or label.entity not in self._text_entities | {"PHONE_NUMBER"} or label.entity in ("PERSON", "ADDRESS"):
+        if (
+            label is None
+            or label.entity not in self._text_entities | {"PHONE_NUMBER"}
+            or label.entity in ("PERSON", "ADDRESS")
+        ):
             return None
         digits = sum(c.isdigit() for c in value)
         return label.entity if digits >= 5 and len(value) <= 40 and not value.startswith("<") else None
@@ -436,7 +446,10 @@ _USERINFO = re.compile(r"://[^\s/@]*:$")
 def _url_userinfo(segment: str, finding: Finding) -> bool:
     """An "e-mail" that is a URL's password and host (``postgres://app:s3cr3t@db.example.net``): the
     URL credential recognizer takes the password; the host stays."""
-    return finding.entity == "EMAIL_ADDRESS" and _USERINFO.search(segment, max(0, finding.start - 200), finding.start) is not None
+    return (
+        finding.entity == "EMAIL_ADDRESS"
+        and _USERINFO.search(segment, max(0, finding.start - 200), finding.start) is not None
+    )
 
 
 def _secret_key_entity(key: str, value: str) -> str | None:

@@ -71,7 +71,9 @@ def resolve_entities(entities: Iterable[str] | None, spacy_model: str | None, cu
         chosen = [e.strip().upper() for e in entities if e.strip()]
         unknown = sorted(set(chosen) - _KNOWN_ENTITIES)
         if unknown:
-            raise ValueError(f"unknown scrub entities: {', '.join(unknown)} (known: {', '.join(sorted(_KNOWN_ENTITIES))})")
+            raise ValueError(
+                f"unknown scrub entities: {', '.join(unknown)} (known: {', '.join(sorted(_KNOWN_ENTITIES))})"
+            )
         if not spacy_model and "LOCATION" in chosen:
             raise ValueError("LOCATION needs a spaCy NER model (HANDOFF_SPACY_MODEL)")
     chosen += [spec.entity for spec in custom]

@@ -56,14 +56,8 @@ def _header(line: str) -> tuple[str, list[Label | None]] | None:
     for separator in _SEPARATORS:
         if line.count(separator) < 1 + (separator == "|"):
             continue
-        names = [
-            line[start:end].strip(" \"'*`") for start, end in _cells(line, separator)
-        ]
-        if any(
-            not name or len(name) > 40 or any(c.isdigit() for c in name)
-            for name in names
-            if name
-        ):
+        names = [line[start:end].strip(" \"'*`") for start, end in _cells(line, separator)]
+        if any(not name or len(name) > 40 or any(c.isdigit() for c in name) for name in names if name):
             return None
         labels = [label_of(name) if name else None for name in names]
         if any(labels):

@@ -31,9 +31,7 @@ _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "SECRET",
-        re.compile(
-            r"(?i:AccountKey|SharedAccessKey|SharedAccessSignature|_authToken|_auth|_password)=([^;\s\"']{6,})"
-        ),
+        re.compile(r"(?i:AccountKey|SharedAccessKey|SharedAccessSignature|_authToken|_auth|_password)=([^;\s\"']{6,})"),
     ),
     (
         "SECRET",
@@ -44,16 +42,12 @@ _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "SECRET",
-        re.compile(
-            r"(?:redis-cli|mysql|psql|mongo\w*)\b[^\n]*?[ \t]-(?:a|p)[ \t]+" + _QUOTED
-        ),
+        re.compile(r"(?:redis-cli|mysql|psql|mongo\w*)\b[^\n]*?[ \t]-(?:a|p)[ \t]+" + _QUOTED),
     ),
     ("SECRET", re.compile(r"curl\b[^\n]*?[ \t](?:-u|--user)[ \t]+[^:\s]+:" + _QUOTED)),
     (
         "PASSWORD",
-        re.compile(
-            r"(?i:password|passcode|passphrase|pwd)\b[^\n:=]{0,40}?\b(?:is|was|:)[ \t]+[\"'“]?([^\s\"'”]{3,})"
-        ),
+        re.compile(r"(?i:password|passcode|passphrase|pwd)\b[^\n:=]{0,40}?\b(?:is|was|:)[ \t]+[\"'“]?([^\s\"'”]{3,})"),
     ),
     ("SECRET", re.compile(r"\b\w*(?:session|sess|sid)\w*=([A-Za-z0-9%._\-]{16,})")),
     (
@@ -83,11 +77,7 @@ def secret_tokens(text: str) -> Iterator[Finding]:
     for entity, pattern in _SPECS:
         for match in pattern.finditer(text):
             group = next(
-                (
-                    i
-                    for i in range(1, (match.lastindex or 0) + 1)
-                    if match.group(i) is not None
-                ),
+                (i for i in range(1, (match.lastindex or 0) + 1) if match.group(i) is not None),
                 0,
             )
             start, end = match.span(group)
@@ -95,9 +85,7 @@ def secret_tokens(text: str) -> Iterator[Finding]:
             if (
                 value
                 and not _PLACEHOLDER.match(value)
-                and (
-                    entity != "PASSWORD" or not value.isalpha() or ":" in match.group()
-                )
+                and (entity != "PASSWORD" or not value.isalpha() or ":" in match.group())
             ):
                 yield Finding(
                     entity,
@@ -114,21 +102,13 @@ def _encoded_credentials(text: str) -> Iterator[Finding]:
     """Base64 that decodes to ``user:password`` or a URL with credentials (Basic auth, Kubernetes secrets)."""
     for match in _BASE64.finditer(text):
         token = match.group()
-        if match.start() and (
-            text[match.start() - 1].isalnum() or text[match.start() - 1] in "/+-_"
-        ):
+        if match.start() and (text[match.start() - 1].isalnum() or text[match.start() - 1] in "/+-_"):
             continue
         try:
-            decoded = base64.b64decode(
-                token + "=" * (-len(token) % 4), validate=True
-            ).decode("utf-8")
+            decoded = base64.b64decode(token + "=" * (-len(token) % 4), validate=True).decode("utf-8")
         except (binascii.Error, UnicodeDecodeError, ValueError):
             continue
-        if (
-            decoded.isprintable()
-            and (":" in decoded or "@" in decoded)
-            and len(decoded) >= 6
-        ):
+        if decoded.isprintable() and (":" in decoded or "@" in decoded) and len(decoded) >= 6:
             yield Finding(
                 "SECRET",
                 match.start(),

@@ -10,9 +10,7 @@ from __future__ import annotations
 import re
 
 _UPPER_RANGES = ((0x41, 0x5B), (0xC0, 0x250), (0x370, 0x530), (0x1E00, 0x1F00))
-UPPER = "".join(
-    chr(c) for low, high in _UPPER_RANGES for c in range(low, high) if chr(c).isupper()
-)
+UPPER = "".join(chr(c) for low, high in _UPPER_RANGES for c in range(low, high) if chr(c).isupper())
 U = f"[{re.escape(UPPER)}]"
 LETTER = r"[^\W\d_]"
 # A name word: capitalized or all capitals, inner hyphens and apostrophes ("Ní", "O'Donnell",
@@ -73,9 +71,7 @@ HONORIFICS = (
     r"Mr|Mrs|Ms|Miss|Mx|Dr|Dra|Prof|Herr|Herrn|Frau|Mme|Mlle|Mevr|Dhr|Sr|Sra|Srta|Sig|Sig\.ra|Dott|Dott\.ssa|"
     r"Sir|Dame|Lady|Rev|Ma|Sayın|Pan|Pani|Bapak|Ibu|Tuan|Puan|Shri|Smt"
 )
-HONORIFIC_WORDS = frozenset(
-    w.lower() for w in HONORIFICS.replace("\\", "").split("|")
-) | {"mr.", "dr.", "ms.", "mrs."}
+HONORIFIC_WORDS = frozenset(w.lower() for w in HONORIFICS.replace("\\", "").split("|")) | {"mr.", "dr.", "ms.", "mrs."}
 NAME_SUFFIXES = frozenset(
     [
         "jr",

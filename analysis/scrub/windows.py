@@ -12,9 +12,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 
-def keyword_windows(
-    lower: str, keywords: Iterable[str], before: int, after: int
-) -> list[tuple[int, int]]:
+def keyword_windows(lower: str, keywords: Iterable[str], before: int, after: int) -> list[tuple[int, int]]:
     """Merged (start, end) windows around every occurrence of ``keywords`` in ``lower``."""
     spans = []
     for keyword in keywords:

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from handoff.analysis.scrub import DEFAULT_ENTITIES, PII_ENTITIES, Finding, Scrubber, ScrubError
+from handoff.analysis.scrub import DEFAULT_ENTITIES, PII_ENTITIES, Finding, Scrubber
 from handoff.analysis.scrub.patterns import TEXT_ENTITIES
 from handoff.analysis.scrub.pseudonyms import normalized
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from handoff.analysis.scrub import Scrubber
 
 import handoff
+from handoff.analysis.scrub import Scrubber
 
 KEY = "test-key"
 
@@ -40,18 +40,14 @@ def test_business_names_survive(scrubber):
 
 def test_one_person_written_two_ways_is_one_pseudonym(scrubber):
     """Pseudonyms are keyed on the normalized value: case and spacing of a name, e-mail case and phone format do not matter."""
-    assert scrubber.pseudonym("PERSON", "Maria  López") == scrubber.pseudonym(
-        "PERSON", "MARIA LÓPEZ"
+    assert scrubber.pseudonym("PERSON", "Maria  López") == scrubber.pseudonym("PERSON", "MARIA LÓPEZ")
+    assert scrubber.pseudonym("EMAIL_ADDRESS", "Ana.Ruiz@Example.com") == scrubber.pseudonym(
+        "EMAIL_ADDRESS", "ana.ruiz@example.com"
     )
-    assert scrubber.pseudonym(
-        "EMAIL_ADDRESS", "Ana.Ruiz@Example.com"
-    ) == scrubber.pseudonym("EMAIL_ADDRESS", "ana.ruiz@example.com")
-    assert scrubber.pseudonym("PHONE_NUMBER", "+44 20 7946 0958") == scrubber.pseudonym(
-        "PHONE_NUMBER", "+442079460958"
+    assert scrubber.pseudonym("PHONE_NUMBER", "+44 20 7946 0958") == scrubber.pseudonym("PHONE_NUMBER", "+442079460958")
+    assert scrubber.pseudonym("CREDIT_CARD", "4111-1111-1111-1111") == scrubber.pseudonym(
+        "CREDIT_CARD", "4111111111111111"
     )
-    assert scrubber.pseudonym(
-        "CREDIT_CARD", "4111-1111-1111-1111"
-    ) == scrubber.pseudonym("CREDIT_CARD", "4111111111111111")
 
 
 def test_card_number_as_a_json_integer_is_removed(scrubber):
