@@ -27,6 +27,17 @@ class Gazetteer(NamedTuple):
     surnames: frozenset[str]
     ambiguous: frozenset[str]
     english: frozenset[str]
+    common: frozenset[str] = frozenset()
+
+    def is_common(self, folded: str) -> bool:
+        """Whether a folded word that is no name is a common English word (also inflected: ``moments``, ``rated``)."""
+        if folded in self.english or folded in self.common:
+            return True
+        for suffix, replacement in _INFLECTIONS:
+            if folded.endswith(suffix) and len(folded) > len(suffix) + 2:
+                if folded[: len(folded) - len(suffix)] + replacement in self.common:
+                    return True
+        return False
 
     def is_given(self, word: str) -> bool:
         return fold(word) in self.given
@@ -71,12 +82,25 @@ def gazetteer() -> Gazetteer:
                     fold(piece) for value in values for piece in _PIECE.findall(str(value)) if len(piece) > 1
                 )
     english = frozenset(fold(word) for word in english_words.Provider.word_list) | _EXTRA_ENGLISH
+    names = words["first"] | words["last"]
+    common = _common_english_words()
     return Gazetteer(
         given=frozenset(words["first"] - english),
         surnames=frozenset(words["last"] - english),
-        ambiguous=frozenset((words["first"] | words["last"]) & english),
+        ambiguous=frozenset(names & english),
         english=english,
+        common=frozenset(common - names),
     )
+
+
+def _common_english_words() -> set[str]:
+    """Lower-case entries of Webster's Second (the ``english-words`` package): common words, not proper names."""
+    from english_words import get_english_words_set
+
+    return {fold(word) for word in get_english_words_set(["web2"], alpha=True) if word.islower() and len(word) > 3}
+
+
+_INFLECTIONS = (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("ing", ""), ("ing", "e"), ("ers", ""))
 
 
 def _provider(module_name: str):

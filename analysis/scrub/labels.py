@@ -83,6 +83,18 @@ LABELS: dict[str, Label] = {
     ),
 }
 
+# Words before ``name`` (or ``family``, ``owner``) that make it the name of a thing, not of a person.
+_THINGS = frozenset(
+    """account company business org organisation organization firm entity legal product products brand vendor
+    supplier merchant store shop site project opportunity opp deal file host hostname service app application team
+    department dept plan item sku model device server cluster bucket database db table column field event campaign
+    program programme course module unit branch bank carrier airline hotel venue property building facility
+    warehouse location city country region street trade partner fund portfolio asset instrument security issuer
+    manufacturer maker distributor reseller channel platform tool package library repo repository job task
+    queue topic stream pipeline workflow step stage metric feature flag policy rule role group tenant_org
+    domain network region zone route lane fleet vehicle vessel ship flight drug medication generic""".split()
+)
+
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPLIT = re.compile(r"[\s_\-./:#]+")
 
@@ -99,6 +111,8 @@ def label_of(key: str) -> Label | None:
         return None
     for start in range(len(words)):
         found = LABELS.get(" ".join(words[start:]))
+        if found is not None and found.entity == "PERSON" and _THINGS.intersection(words[:start]):
+            return None  # "Account Name", "Product Family", "Hotel name": the name of a thing
         if found is not None:
             return found if start == 0 or found.strong or found.entity == "PERSON" else None
     for end in range(len(words) - 1, 0, -1):

@@ -146,6 +146,16 @@ def _is_secret_value(value: str) -> bool:
 
 
 _DATE_PREFIX = re.compile(r"\d{4}[\-/.]\d{1,2}[\-/.]\d{1,2}|\d{1,2}[\-/.]\d{1,2}[\-/.]\d{4}")
+_ISO_DATE = re.compile(r"(?<!\d)(?:19|20)\d{2}-[01]\d-[0-3]\d(?!\d)")  # "week 15 (2026-04-06": a date, no phone
+# The label right before a number that makes it a business id, not a phone: "AWB 4471902836",
+# "claim 26-0412-884107", "guía 8055123456", "tkt_numbers":["075-4401928374", "expires=1774000000".
+ID_LABEL_BEFORE = re.compile(
+    r"(?i)(?<![a-z])(?:order|invoice|inv|claim|ticket|tkt|tracking|awb|waybill|slip|gu[ií]a|shipment|parcel|"
+    r"consignment|pro|bol|ref|reference|case|booking|reservation|confirmation|pnr|transaction|txn|receipt|serial|"
+    r"sku|ean|upc|gtin|isbn|ndc|lot|batch|rma|po|declaration|dp|permit|licen[cs]e|account|acct|iban|contract|"
+    r"expires|exp|ts|timestamp|epoch|id)(?:[ _\-]?(?:no|nos|number|numbers|num|ids?|#|n°|nº))?s?\.?"
+    r"[\"']?[ \t]*[:=#]?[ \t]*\[?[ \t]*[\"']?[ \t]*(?:(?:n[°º]|no\.?|#)[ \t]*)?$"
+)
 IPV4_LIKE = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
 PHONE_CANDIDATE = re.compile(r"(?<![\w.+\-])\+?\(?\d[\d \-.()]{5,40}\d(?!\w)")  # not inside a word or digest
 
@@ -160,7 +170,7 @@ def phone_shaped(text: str) -> bool:
     """A phone number starts with ``+`` or an area code in parentheses, or has ten digits or more
     (at most eleven when written without separators)."""
     digits = digit_count(text)
-    if digits < PHONE_MIN_DIGITS or _DATE_PREFIX.match(text) or IPV4_LIKE.search(text):
+    if digits < PHONE_MIN_DIGITS or _DATE_PREFIX.match(text) or _ISO_DATE.search(text) or IPV4_LIKE.search(text):
         return False
     if text.startswith(("+", "(")):
         return True

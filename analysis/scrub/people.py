@@ -88,7 +88,7 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             rf"^{_SPEAKER_PREFIX}(?:(?i:agent|customer|caller|client|user|guest|resident|patient|driver|rep|advisor|"
             rf"member|staff|host|nurse|doctor|tech)[ \t]+)?{_NAME}(?:[ \t]*\([^)\n]{{0,40}}\))?"
-            rf"(?:[ \t]*\[[^\]\n]{{0,24}}\]|[ \t]+\d{{1,2}}:\d{{2}}(?::\d{{2}})?)?[ \t]*:[ \t]",
+            rf"(?:[ \t]*\[[^\]\n]{{0,24}}\]|[ \t]+\d{{1,2}}:\d{{2}}(?::\d{{2}})?)?[ \t]*:[ \t]+(?![\d+\-])",
             re.MULTILINE,
         ),
     ),
@@ -207,7 +207,7 @@ def mentions(text: str, names: Iterable[str], runs: list[re.Match[str]]) -> Iter
             continue
         last_known = max(i for i, k in enumerate(known) if k)
         first_known = known.index(True)
-        before_ok = all(fold(w.group()) in gaz.english or fold(w.group()) in _OPENERS for w in words[:first_known])
+        before_ok = all(gaz.is_common(fold(w.group())) or fold(w.group()) in _OPENERS for w in words[:first_known])
         after_ok = all(k or fold(w.group()) in PARTICLES for w, k in zip(words[first_known:], known[first_known:]))
         if before_ok and after_ok:
             start, end = (
@@ -225,7 +225,7 @@ def _is_name_part(gaz: Gazetteer, word: str) -> bool:
     folded = fold(word)
     if folded in PARTICLES or folded in HONORIFIC_WORDS or folded in NAME_SUFFIXES or folded in BUSINESS_WORDS:
         return False
-    return folded not in gaz.english and folded not in gaz.ambiguous
+    return not gaz.is_common(folded) and folded not in gaz.ambiguous
 
 
 def _gazetteer_span(gaz: Gazetteer, words: list[str]) -> tuple[int, int] | None:
@@ -250,7 +250,7 @@ def _gazetteer_span(gaz: Gazetteer, words: list[str]) -> tuple[int, int] | None:
         end += 1
     if end < len(folded):
         return None  # "Florence Nightingale Wing", "Charlotte Tilbury Pillow Talk": the name of a thing
-    if start > 0 and folded[start - 1] not in gaz.english and folded[start - 1] not in _OPENERS:
+    if start > 0 and not gaz.is_common(folded[start - 1]) and folded[start - 1] not in _OPENERS:
         return None  # "Samsung SDS", "Le Creuset": a longer proper name
     if any(w.isupper() and len(w) > 1 for w in words[start:end]) and not all(w.isupper() for w in words[start:end]):
         return None  # "Samsung SDS America": an acronym inside a name of a thing
@@ -266,7 +266,7 @@ def gaz_name(gaz: Gazetteer, folded: str) -> bool:
 def _unknown_name_word(gaz: Gazetteer, folded: str) -> bool:
     """A capitalized word that is neither English nor a business word: a name the gazetteer lacks."""
     return (
-        folded not in gaz.english and folded not in gaz.ambiguous and folded not in BUSINESS_WORDS and len(folded) > 1
+        not gaz.is_common(folded) and folded not in gaz.ambiguous and folded not in BUSINESS_WORDS and len(folded) > 1
     )
 
 
@@ -283,7 +283,7 @@ def _acceptable(phrase: str, strong: bool, single_ok: bool = True) -> bool:
     named = sum(gaz_name(gaz, w) for w in core)
     if len(core) == 1 and not (single_ok or named):
         return False
-    english = sum(w in gaz.english or w in gaz.ambiguous for w in core)
+    english = sum(w in gaz.ambiguous or (not gaz_name(gaz, w) and gaz.is_common(w)) for w in core)
     if strong:
         return english < len(core) or named > 0
     return named > 0 and english == 0
@@ -292,7 +292,7 @@ def _acceptable(phrase: str, strong: bool, single_ok: bool = True) -> bool:
 def _lower_name_ok(value: str) -> bool:
     gaz = gazetteer()
     words = [fold(w) for w in value.split()]
-    return any(gaz_name(gaz, w) for w in words) and not any(w in gaz.english or w in BUSINESS_WORDS for w in words)
+    return any(gaz_name(gaz, w) for w in words) and not any(gaz.is_common(w) or w in BUSINESS_WORDS for w in words)
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:

@@ -39,7 +39,7 @@ from handoff.analysis.scrub.findings import (
 )
 from handoff.analysis.scrub.identifiers import is_card_number
 from handoff.analysis.scrub.labels import label_of
-from handoff.analysis.scrub.patterns import NER_ENTITIES, PII_ENTITIES, TEXT_ENTITIES, phone_shaped
+from handoff.analysis.scrub.patterns import ID_LABEL_BEFORE, NER_ENTITIES, PII_ENTITIES, TEXT_ENTITIES, phone_shaped
 from handoff.analysis.scrub.prefilter import Prefilter
 from handoff.analysis.scrub.pseudonyms import normalized
 from handoff.analysis.scrub.settings import (
@@ -266,7 +266,11 @@ class Scrubber:
             ad_hoc_recognizers=self._ad_hoc_recognizers(entities),
         )
         findings = map(to_finding, results, itertools.repeat(segment))
-        return [f for f in findings if self._keeps_finding(f) and not _url_userinfo(segment, f)]
+        return [
+            f
+            for f in findings
+            if self._keeps_finding(f) and not _url_userinfo(segment, f) and not _labelled_business_id(segment, f)
+        ]
 
     def _ad_hoc_recognizers(self, entities: frozenset[str]) -> list | None:
         if not self._custom:
@@ -342,6 +346,13 @@ class Scrubber:
         if label is not None and label.entity in ("NATIONAL_ID", "PHONE_NUMBER") and len(str(value)) >= 6:
             return label.entity
         return None
+
+
+def _labelled_business_id(segment: str, finding: Finding) -> bool:
+    """A phone-shaped number right after a business-id label ("AWB 4471902836", "claim 26-0412-884107")."""
+    if finding.entity != "PHONE_NUMBER" or finding.text.startswith("+"):
+        return False
+    return ID_LABEL_BEFORE.search(segment, max(0, finding.start - 40), finding.start) is not None
 
 
 def _json_strings(value: Any, key: str | None = None) -> Iterator[str]:

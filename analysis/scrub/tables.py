@@ -57,8 +57,8 @@ def _header(line: str) -> tuple[str, list[Label | None]] | None:
         if line.count(separator) < 1 + (separator == "|"):
             continue
         names = [line[start:end].strip(" \"'*`") for start, end in _cells(line, separator)]
-        if any(not name or len(name) > 40 or any(c.isdigit() for c in name) for name in names if name):
-            return None
+        if any(not name or len(name) > 40 or any(c.isdigit() or c == ":" for c in name) for name in names if name):
+            return None  # "Reported by: Bartosz Wiśniewski, Shift Supervisor" is a field, not a header
         labels = [label_of(name) if name else None for name in names]
         if any(labels):
             return separator, labels
