@@ -348,9 +348,12 @@ class Scrubber:
         return None
 
 
+_NANP = re.compile(r"\d{3}[\-. ]\d{3}[\-. ]\d{4}")  # "212.280.2695" is a phone even after "order"
+
+
 def _labelled_business_id(segment: str, finding: Finding) -> bool:
     """A phone-shaped number right after a business-id label ("AWB 4471902836", "claim 26-0412-884107")."""
-    if finding.entity != "PHONE_NUMBER" or finding.text.startswith("+"):
+    if finding.entity != "PHONE_NUMBER" or finding.text.startswith(("+", "(")) or _NANP.fullmatch(finding.text):
         return False
     return ID_LABEL_BEFORE.search(segment, max(0, finding.start - 40), finding.start) is not None
 
