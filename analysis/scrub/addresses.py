@@ -79,14 +79,18 @@ _PREFIXES = (
     r"corso|strada|ulica|aleja|odos|odós|leoforos|soi|thanon|jalan|lorong|calea|bulevardul|chemin|"
     r"allée|boulevard|quai|impasse|carretera|ronda|rambla|passeig|estrada|alameda)|(?:Av|av|Avda|C/|Ul|ul|Al|al|Jl|Str|Bd)\."
 )
-_SUFFIXES = r"straße|strasse|str\.|gasse|weg|allee|platz|ring|damm|ufer|gracht|straat|laan|kade|plein|singel|dijk|vej|gade|gatan|gata|vägen|veien|katu|utca|ulice"
+_SUFFIXES = (
+    r"straße|strasse|str\.|gasse|weg|allee|platz|ring|damm|ufer|gracht|straat|laan|kade|plein|singel|dijk|vej|gade|"
+    r"gatan|gata|vägen|veien|katu|utca|ulice"
+)
 _NUMBER = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?|-[IVX]+)?"
 _LOW = r"[a-zà-ÿ'’.\-]"
 _WORDS = rf"(?:(?:{U}{_LOW}[\w'’.\-]*|de|del|la|da|do|dos|das|di|du|des|della|e|i)[ \t]+){{0,5}}?(?:No\.?:?[ \t]*)?"
 _STREET = re.compile(
     rf"(?<![\w.,/\-]){_NUMBER},?[ \t]+(?:[NSEW]\.?[ \t]+)?(?:{U}[\w'’.\-]*[ \t]+){{0,4}}(?:{_TYPES})\.?(?![\w])"
     rf"|(?<![\w])(?:{_PREFIXES})\.?[ \t]+{_WORDS}{_NUMBER}(?![\w])"
-    rf"|(?<![\w.,/\-]){_NUMBER},?[ \t]+(?:{_PREFIXES})\.?[ \t]+(?:(?:de|del|la|da|do|dos|des|du|di|della)[ \t]+)?{U}{_LOW}*(?:[ \t]+{U}{_LOW}*){{0,3}}"
+    rf"|(?<![\w.,/\-]){_NUMBER},?[ \t]+(?:{_PREFIXES})\.?[ \t]+(?:(?:de|del|la|da|do|dos|des|du|di|della)[ \t]+)?"
+    rf"{U}{_LOW}*(?:[ \t]+{U}{_LOW}*){{0,3}}"
     rf"|(?<![\w]){U}[\w'’\-]*(?i:{_SUFFIXES})[ \t]+{_NUMBER}(?![\w])"
     rf"|(?<![\w])(?:{U}[\w'’\-]*[ \t]+){{1,3}}(?:{_TYPES})\.?[ \t]+(?:No\.?:?[ \t]*)?\d{{1,5}}(?![\w])"
     rf"|(?<![\w\-.])\d{{1,2}}-\d{{1,2}}-\d{{1,3}}[ \t]+{U}"

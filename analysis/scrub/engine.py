@@ -281,7 +281,8 @@ def _offline_tld_extractor() -> Any:
 
 
 _FILE_SUFFIXES = frozenset(
-    "png jpg jpeg gif svg webp ico js ts py json yaml yml txt md css html pdf zip gz tar csv xml log lock toml ini cfg sh exe dll so".split()
+    "png jpg jpeg gif svg webp ico js ts py json yaml yml txt md css html pdf zip gz tar csv xml log lock toml ini cfg sh "
+    "exe dll so".split()
 )
 
 

@@ -61,7 +61,10 @@ PARTICLES = frozenset(
         "st",
     ]
 )
-_PARTICLE = r"(?:de|del|della|dei|der|den|di|da|das|dos|do|du|la|le|el|al|Al|El|bin|bint|binti|ibn|van|von|zu|ter|ten|af|av|i|y|e|Ní|Nic|Ó|Ua)"
+_PARTICLE = (
+    r"(?:de|del|della|dei|der|den|di|da|das|dos|do|du|la|le|el|al|Al|El|bin|bint|binti|ibn|van|von|zu|ter|ten|af|av|"
+    r"i|y|e|Ní|Nic|Ó|Ua)"
+)
 # One person's name as written: words, particles between them, initials ("J. R. Okafor").
 NAME_SEQ = rf"(?:{INITIAL}\s?)?{NAME_WORD}(?:(?:[ \t]|[ \t]?-[ \t]?)(?:{_PARTICLE}[ \t]+){{0,2}}(?:{NAME_WORD}|{U}\.(?!\w))){{0,5}}"
 NAME_SEQ_RE = re.compile(NAME_SEQ)

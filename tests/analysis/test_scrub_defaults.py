@@ -19,7 +19,10 @@ def scrubber() -> Scrubber:
 
 def test_names_addresses_and_birth_dates_are_removed_without_a_model(scrubber):
     """A user relies on names, a home address and a labelled date of birth never reaching the store by default."""
-    text = "Dear Maria,\nthe tenant Frau Małgorzata Zielińska-Nowak moves out of Hauptstraße 12, 10115 Berlin.\nDOB: 1984-07-02\nKind regards,\nOluwaseun Adeyemi"
+    text = (
+        "Dear Maria,\nthe tenant Frau Małgorzata Zielińska-Nowak moves out of Hauptstraße 12, 10115 Berlin.\n"
+        "DOB: 1984-07-02\nKind regards,\nOluwaseun Adeyemi"
+    )
     out = scrubber.scrub_text(text)
     for value in (
         "Maria",
@@ -34,7 +37,10 @@ def test_names_addresses_and_birth_dates_are_removed_without_a_model(scrubber):
 
 def test_business_names_survive(scrubber):
     """Company, brand and place names that contain people's names are business values and stay verbatim."""
-    text = "Ship the Calvin Klein order via Northwind Freight from our Rotterdam warehouse to the Van Gogh Museum; Johnson & Johnson pays INV-88214."
+    text = (
+        "Ship the Calvin Klein order via Northwind Freight from our Rotterdam warehouse to the Van Gogh Museum; "
+        "Johnson & Johnson pays INV-88214."
+    )
     assert scrubber.scrub_text(text) == text
 
 
