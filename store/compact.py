@@ -6,7 +6,9 @@ it only ever adds a complete file before it removes anything:
 
 1. list the partition's files (files written later are simply not part of this round);
 2. read them, drop duplicate rows (same primary key, preferring what the query views prefer)
-   and write the merged file under a new unique name, atomically;
+   and write the merged file under a new unique name, atomically (a day of one file is
+   rewritten too when that file holds duplicates, such as a run's start and end rows written
+   in one flush: a compacted day's raw files hold exactly the rows the views show);
 3. wait ``grace_s`` (default 30 s), so a query that listed the old files before the merged
    file existed can finish reading them;
 4. only then delete the inputs.
@@ -38,6 +40,7 @@ from handoff.store.tables import PRIMARY_KEYS, SCHEMAS, dedup_order, encode_parq
 
 #: Tables compaction merges (see the module docstring for why ``content`` is not one).
 COMPACTABLE = tuple(table for table in TABLES if table != "content")
+_COMPACTED_PREFIX = "compact-"
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,25 @@ def partitions(store: ObjectStore, table: str) -> dict[str, list[ObjectInfo]]:
     return dict(found)
 
 
+def _is_compacted(key: str) -> bool:
+    return key.rsplit("/", 1)[-1].startswith(_COMPACTED_PREFIX)
+
+
+def _has_duplicates(store: ObjectStore, table: str, key: str) -> bool:
+    """Whether the Parquet file ``key`` of ``table`` holds two rows with one primary key."""
+    keys = list(PRIMARY_KEYS[table])
+    rows = read_file(store, key, columns=keys)
+    return rows.group_by(keys).aggregate([]).num_rows < rows.num_rows
+
+
+def _needs_merge(store: ObjectStore, table: str, files: list[ObjectInfo], min_files: int) -> bool:
+    if len(files) >= min_files:
+        return True
+    # A file compaction wrote is duplicate-free by construction: checking it again would read a
+    # whole compacted year on every run.
+    return len(files) == 1 and not _is_compacted(files[0].key) and _has_duplicates(store, table, files[0].key)
+
+
 def _merge(tables: list[pa.Table], table: str) -> pa.Table:
     import duckdb
 
@@ -81,7 +103,7 @@ def merge_partition(store: ObjectStore, table: str, day: str, files: list[Object
     """Write the merged file of one partition's ``files`` (the inputs stay); return what was done."""
     inputs = [read_file(store, info.key) for info in files]
     merged = _merge(inputs, table)
-    key = table_key(table, day, f"compact-{str(ULID()).lower()}", 0)
+    key = table_key(table, day, f"{_COMPACTED_PREFIX}{str(ULID()).lower()}", 0)
     store.put(key, encode_parquet(merged))
     return CompactResult(table, day, len(files), sum(t.num_rows for t in inputs), merged.num_rows, key)
 
@@ -114,7 +136,8 @@ def compact(
 ) -> list[CompactResult]:
     """Compact the partitions of ``day``, or those older than ``older_than``, or all; return one result per merge.
 
-    Partitions with fewer than ``min_files`` files are left alone (already compact). Inputs are
+    Partitions with fewer than ``min_files`` files are left alone (already compact) unless their
+    one file holds duplicate rows, which are then dropped. Inputs are
     deleted ``grace_s`` seconds after every merged file is written (see the module docstring).
     """
     if grace_s < 0:
@@ -128,7 +151,7 @@ def compact(
     merged: list[tuple[CompactResult, list[ObjectInfo]]] = []
     for table in tables:
         for part_day, files in sorted(partitions(store, table).items()):
-            if _selected(part_day, day, cutoff) and len(files) >= min_files:
+            if _selected(part_day, day, cutoff) and _needs_merge(store, table, files, min_files):
                 merged.append((merge_partition(store, table, part_day, files), files))
     if merged and grace_s:
         time.sleep(grace_s)

@@ -156,10 +156,11 @@ PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
 
 #: Which copy of a duplicated row wins (first in this order), for the query views and compaction.
 #: A row rewritten by retention (tier digest) wins over its full copy: between the job's write and
-#: delete phases both exist, and no reader may see the dropped content again.
+#: delete phases both exist, and no reader may see the dropped content again. Of a run's start and
+#: end rows the later wins; on a tie (engines that read timestamps at millisecond precision) the end row.
 ROW_PREFERENCE: dict[str, str] = {
     "handoffs": "CASE tier WHEN 'full' THEN 1 ELSE 0 END, ts",
-    "runs": "recorded_ts DESC",
+    "runs": "recorded_ts DESC, end_ts DESC NULLS LAST",
 }
 
 

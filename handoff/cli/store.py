@@ -114,7 +114,7 @@ grace_option = click.option(
 @store_option
 @json_option
 def compact_command(day: str | None, older_than: str | None, grace: str, store_url: str | None, as_json: bool) -> None:
-    """Merge each day partition's small Parquet files into one file sorted by run id.
+    """Merge each day partition's small Parquet files into one file sorted by run id, without duplicate rows.
 
     Safe while others read and write: the merged file is written before the small ones are
     removed (after --grace, so queries already reading them can finish), and the query views

@@ -64,6 +64,64 @@ def test_duplicates_are_merged_keeping_the_row_the_views_prefer(store):
     assert query(connect(store), "SELECT status FROM runs") == [{"status": "ok"}]
 
 
+def test_a_compacted_day_holds_exactly_the_rows_the_views_show(store):
+    """After compaction each table's raw files hold every row once, the copy the views show, even on a day of one file."""
+    day, ts = "2026-11-29", datetime(2026, 11, 29, 12, tzinfo=timezone.utc)
+    start = {"run_id": "run_0000", "name": "invoice", "status": "running", "start_ts": ts, "recorded_ts": ts}
+    end = {**start, "status": "ok", "end_ts": ts, "recorded_ts": ts}  # same instant: the end row must still win
+    put_file(store, "runs", day, 1, [start, end])  # one flush wrote both rows into one file
+    rows = handoff_rows(range(2), per_run=2)
+    put_file(store, "handoffs", day, 2, rows)
+    put_file(store, "handoffs", day, 3, rows)  # a retried batch
+    put_file(store, "handoffs", day, 4, [{**row, "tier": "digest"} for row in rows])  # retention's rewrite
+    event = {"run_id": "run_0000", "handoff_id": "hf-1", "ts": ts, "kind": "fallback", "name": "rag-conv-empty"}
+    put_file(store, "events", day, 5, [event, event])
+    check = {
+        "run_id": "run_0000",
+        "handoff_id": "hf-2",
+        "ts": ts,
+        "check": "edge-constraints",
+        "status": "pass",
+        "checked_ts": ts,
+    }
+    put_file(store, "checks", day, 6, [check, check])
+    results = compact(store, grace_s=0)
+    con = connect(store)
+    shown = {
+        table: query(
+            con,
+            f"SELECT (SELECT count(*) FROM raw_{table}) AS raw, (SELECT count(*) FROM {table}) AS view, "
+            f"(SELECT count(*) FROM (SELECT * FROM raw_{table} EXCEPT ALL SELECT * FROM {table})) AS extra",
+        )[0]
+        for table in ("handoffs", "runs", "events", "checks")
+    }
+    assert sorted((r.table, r.files_in, r.rows_in, r.rows_out) for r in results) == [
+        ("checks", 1, 2, 1),
+        ("events", 1, 2, 1),
+        ("handoffs", 3, 12, 4),
+        ("runs", 1, 2, 1),
+    ]
+    assert shown == {
+        "handoffs": {"raw": 4, "view": 4, "extra": 0},
+        "runs": {"raw": 1, "view": 1, "extra": 0},
+        "events": {"raw": 1, "view": 1, "extra": 0},
+        "checks": {"raw": 1, "view": 1, "extra": 0},
+    }
+    assert query(con, "SELECT DISTINCT tier FROM raw_handoffs") + query(con, "SELECT status FROM raw_runs") == [
+        {"tier": "digest"},
+        {"status": "ok"},
+    ]
+
+
+def test_a_compacted_file_alone_in_its_day_is_not_read_again(local_store):
+    """A day holding one file without duplicates, or one compacted file, is left as it is."""
+    put_file(local_store, "runs", "2026-11-28", 1, [{"run_id": "run_1", "status": "ok"}])
+    for n in range(2):
+        put_file(local_store, "handoffs", "2026-11-29", n, handoff_rows(range(n, n + 1)))
+    first = compact(local_store, grace_s=0)
+    assert ([(r.table, r.day) for r in first], compact(local_store, grace_s=0)) == ([("handoffs", "2026-11-29")], [])
+
+
 def test_day_and_older_than_select_partitions(local_store):
     """--day compacts that day only; --older-than leaves recent partitions alone; one-file days are skipped."""
     old, recent = (TODAY - timedelta(days=5)).isoformat(), TODAY.isoformat()
