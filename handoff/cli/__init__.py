@@ -35,6 +35,10 @@ def _register() -> None:
     for _command in (_store.status, _store.compact_command, _store.fsck_command):
         main.add_command(_command)
 
+    from handoff.cli import ddl as _ddl
+
+    main.add_command(_ddl.ddl_command)
+
     from handoff.cli import investigate as _investigate
 
     for _command in _investigate.COMMANDS:

@@ -17,8 +17,10 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
 BOOTSTRAP_REQUESTS = 3
@@ -114,3 +116,51 @@ def authorized_s3() -> Iterator[AuthorizedS3Server]:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+# ---------------------------------------------------------------- a store for the SQL tests
+
+SQL_APP = Path(__file__).with_name("sql_app.py")
+
+
+def _run(*args: str) -> None:
+    env = {**os.environ, "HANDOFF_SCRUB_KEY": "test-key-sql"}
+    subprocess.run(list(args), check=True, capture_output=True, timeout=180, env=env)
+
+
+def _add_duplicates(root: Path) -> None:
+    """Leave the copies a reader meets in production: a retried batch, and retention's digest rewrite."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from handoff.store.tables import encode_parquet
+
+    for path in sorted(root.glob("handoffs/dt=*/*.parquet")):
+        rows = pq.ParquetFile(path).read()
+        compressor = rows.filter(pc.equal(rows["to_step"], "orchestrator.compress_v3"))
+        if compressor.num_rows:
+            break
+    (path.parent / "retried-000001.parquet").write_bytes(path.read_bytes())
+    nulls = pa.nulls(compressor.num_rows, pa.string())
+    digest = compressor.set_column(
+        compressor.schema.get_field_index("tier"), "tier", pa.array(["digest"] * compressor.num_rows)
+    )
+    for name in ("input_ref", "output_ref"):
+        digest = digest.set_column(digest.schema.get_field_index(name), name, nulls)
+    (path.parent / "retention-000001.parquet").write_bytes(encode_parquet(digest))
+
+
+@pytest.fixture(scope="session")
+def sql_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A local store written by `handoff demo`, then `handoff check`, a lossy edge and a fan-in, and duplicate rows.
+
+    Duplicates: the demo's run rows (start and end), a copy of a digest file (a retried batch),
+    and digest-tier copies of the compressor rows (retention between its write and delete).
+    """
+    root = tmp_path_factory.mktemp("sql") / "store"
+    cli = str(Path(sys.executable).with_name("handoff"))
+    _run(cli, "demo", "--store", str(root))
+    _run(cli, "check", "--since", "1h", "--store", str(root))
+    _run(sys.executable, str(SQL_APP), str(root))
+    _add_duplicates(root)
+    return root

@@ -42,6 +42,9 @@ KIT_FILES = {
     "k8s/cronjob.yaml",
     "otel/collector.yaml",
     "s3/lifecycle.json",
+    "sql/athena.sql",
+    "sql/spark.sql",
+    "sql/trino.sql",
 }
 
 
