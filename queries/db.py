@@ -256,14 +256,3 @@ def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = N
 def query_arrow(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> pa.Table:
     """:func:`query`, returning an Arrow table (to register and query again without reading the store twice)."""
     return _run(con, sql, params, _as_arrow)
-
-
-def run_select(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tuple]]:
-    """Run a user's query (``handoff sql``) after :func:`check_select`; return ``(column names, rows)``."""
-    check_select(sql)
-    try:
-        cursor = con.execute(sql)
-        columns = [column[0] for column in cursor.description or []]
-        return columns, (cursor.fetchall() if columns else [])
-    except duckdb.Error as exc:
-        raise translate(exc) from exc
