@@ -192,7 +192,7 @@ def measure(corpus_mb: float = 4.0, stock_mb: float = 0.25) -> dict:
     """Return single-thread scrub throughput in MB/s (CPU time) on each corpus, and stock Presidio's on a slice."""
     from handoff.analysis.scrub import Scrubber
 
-    Scrubber("warm-up").scrub_text("load the engine: a@b.example.com +1 415-555-0134")
+    Scrubber("warm-up").scrub_text("load the engine: a@b.example.com +1 415-555-0134\nKind regards,\nMaria Lopez")
     repeated, documents, unique = (
         repeated_corpus(corpus_mb),
         repeated_corpus(corpus_mb, system_prompt=False),

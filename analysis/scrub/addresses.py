@@ -10,6 +10,7 @@ a bare five-digit number before a word ("04109 Leipzig") counts only beside a st
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -74,11 +75,27 @@ _TYPES = "|".join(
     + ["gate", "gata", "gatan", "vej", "veien", "vegen", "straße", "strasse", "kaien"]
     + [w.capitalize() for w in ["gate", "gata", "gatan", "vej", "veien", "vegen", "straße", "strasse"]]
 )
-_PREFIXES = (
-    r"(?i:rue|avenue|avenida|calle|carrer|camino|paseo|plaza|praça|rua|travessa|largo|via|viale|piazza|"
+_PREFIX_WORDS = (
+    r"rue|avenue|avenida|calle|carrer|camino|paseo|plaza|praça|rua|travessa|largo|via|viale|piazza|"
     r"corso|strada|ulica|aleja|odos|odós|leoforos|soi|thanon|jalan|lorong|calea|bulevardul|chemin|"
-    r"allée|boulevard|quai|impasse|carretera|ronda|rambla|passeig|estrada|alameda)|(?:Av|av|Avda|C/|Ul|ul|Al|al|Jl|Str|Bd)\."
+    r"allée|boulevard|quai|impasse|carretera|ronda|rambla|passeig|estrada|alameda"
 )
+
+
+def _cased(words: str, word_start: bool = False) -> str:
+    """An alternation of ``words`` (``|``-separated) in lower, capitalized and upper case: as fast as literals
+    for :mod:`re`, where ``(?i:…)`` is several times slower; with ``word_start``, each only where no word
+    character comes before it (a lookbehind after the literal, which keeps the fast scan)."""
+    forms = dict.fromkeys(w for word in words.split("|") for w in (word, word.capitalize(), word.upper()))
+    if word_start:
+        return "|".join(f"{re.escape(w)}(?<!\\w{re.escape(w)})" for w in forms)
+    return "|".join(forms)
+
+
+_PREFIXES = (
+    rf"(?:{_cased(_PREFIX_WORDS, word_start=True)})|(?:{_cased('av|avda|ul|al|jl|str|bd|c/', word_start=True)})\."
+)
+_PREFIXES_CI = rf"(?i:{_PREFIX_WORDS})|(?:Av|av|Avda|C/|Ul|ul|Al|al|Jl|Str|Bd)\."
 _SUFFIXES = (
     r"straße|strasse|str\.|gasse|weg|allee|platz|ring|damm|ufer|gracht|straat|laan|kade|plein|singel|dijk|vej|gade|"
     r"gatan|gata|vägen|veien|katu|utca|ulice"
@@ -86,14 +103,20 @@ _SUFFIXES = (
 _NUMBER = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?|-[IVX]+)?"
 _LOW = r"[a-zà-ÿ'’.\-]"
 _WORDS = rf"(?:(?:{U}{_LOW}[\w'’.\-]*|de|del|la|da|do|dos|das|di|du|des|della|e|i)[ \t]+){{0,5}}?(?:No\.?:?[ \t]*)?"
-_STREET = re.compile(
-    rf"(?<![\w.,/\-]){_NUMBER},?[ \t]+(?:[NSEW]\.?[ \t]+)?(?:{U}[\w'’.\-]*[ \t]+){{0,4}}(?:{_TYPES})\.?(?![\w])"
-    rf"|(?<![\w])(?:{_PREFIXES})\.?[ \t]+{_WORDS}{_NUMBER}(?![\w])"
-    rf"|(?<![\w.,/\-]){_NUMBER},?[ \t]+(?:{_PREFIXES})\.?[ \t]+(?:(?:de|del|la|da|do|dos|des|du|di|della)[ \t]+)?"
-    rf"{U}{_LOW}*(?:[ \t]+{U}{_LOW}*){{0,3}}"
-    rf"|(?<![\w]){U}[\w'’\-]*(?i:{_SUFFIXES})[ \t]+{_NUMBER}(?![\w])"
-    rf"|(?<![\w])(?:{U}[\w'’\-]*[ \t]+){{1,3}}(?:{_TYPES})\.?[ \t]+(?:No\.?:?[ \t]*)?\d{{1,5}}(?![\w])"
-    rf"|(?<![\w\-.])\d{{1,2}}-\d{{1,2}}-\d{{1,3}}[ \t]+{U}"
+# One street-and-number pattern per form, each starting with a character class (lookbehinds after it)
+# so that re skips ahead fast; they run one after the other.
+_NUMBER_START = r"\d(?<![\w.,/\-]\d)\d{0,4}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?|-[IVX]+)?"
+_STREETS = tuple(
+    re.compile(p)
+    for p in (
+        rf"{_NUMBER_START},?[ \t]+(?:[NSEW]\.?[ \t]+)?(?:{U}[\w'’.\-]*[ \t]+){{0,4}}(?:{_TYPES})\.?(?![\w])",
+        rf"(?<![\w])(?:{_PREFIXES_CI})\.?[ \t]+{_WORDS}{_NUMBER}(?![\w])",
+        rf"{_NUMBER_START},?[ \t]+(?:{_PREFIXES})\.?[ \t]+(?:(?:de|del|la|da|do|dos|des|du|di|della)[ \t]+)?"
+        rf"{U}{_LOW}*(?:[ \t]+{U}{_LOW}*){{0,3}}",
+        rf"{U}(?<![\w]{U})[\w'’\-]*(?:{_cased(_SUFFIXES)})[ \t]+{_NUMBER}(?![\w])",
+        rf"{U}(?<![\w]{U})[\w'’\-]*[ \t]+(?:{U}[\w'’\-]*[ \t]+){{0,2}}(?:{_TYPES})\.?[ \t]+(?:No\.?:?[ \t]*)?\d{{1,5}}(?![\w])",
+        r"\d(?<![\w\-.]\d)\d?-\d{1,2}-\d{1,3}[ \t]+" + U,
+    )
 )
 _STRONG_POSTCODE = re.compile(
     rf"(?<![\w\-])(?:[A-Z]{{1,2}}\d[A-Z\d]?[ \t]\d[A-Z]{{2}}"  # UK
@@ -111,7 +134,8 @@ _WEAK_POSTCODE = re.compile(
 _NAMED_STREET = re.compile(rf"(?<![\w])(?:{U}[\w'’\-]*[ \t]+){{1,3}}(?:{_TYPES})(?![\w])")
 _MONTH = re.compile(r"(?i:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)")
 _UNIT = re.compile(
-    r"(?i:(?<![\w])(?:flat|apartment|apt|unit|suite|house no\.?|villa|floor|piso|apto|int\.|blk|block|lot)[ \t]*\d{1,4}[A-Za-z]?(?![\w]))"
+    rf"(?:{_cased('flat|apartment|apt|unit|suite|house no.|house no|villa|floor|piso|apto|int.|blk|block|lot', True)})"
+    r"[ \t]*\d{1,4}[A-Za-z]?(?![\w])"
 )
 _SEGMENT_SPLIT = re.compile(r"[,;|·•]")
 _DIGIT = re.compile(r"\d")
@@ -160,15 +184,18 @@ def looks_like_address(value: str) -> bool:
     return bool(_line_addresses(value, True)) or (value.count(",") >= 2 and _UNIT.search(value) is not None)
 
 
-def addresses(text: str) -> Iterator[Finding]:
-    """Postal addresses in ``text``, one finding per address line run."""
+def addresses(text: str, context: bool = True) -> Iterator[Finding]:
+    """Postal addresses in ``text``, one finding per address line run; without ``context``, each line
+    is read alone (a postcode line below a street line is left to :func:`near_street_addresses`)."""
     if not any(c.isdigit() for c in text):
         return
     offset = 0
     lines = text.split("\n")
+    candidates = [bool(_DIGIT.search(line) and _CAPITAL.search(line)) for line in lines]
+    streets = {index for index, line in enumerate(lines) if candidates[index] and has_street(line)}
     for index, line in enumerate(lines):
-        if _DIGIT.search(line) and _CAPITAL.search(line):
-            near_street = any(_STREET.search(previous) for previous in lines[max(0, index - 2) : index])
+        near_street = context and bool(streets.intersection(range(index - 2, index)))
+        if candidates[index]:
             for start, end in _line_addresses(line, near_street):
                 yield Finding(
                     "ADDRESS",
@@ -181,9 +208,35 @@ def addresses(text: str) -> Iterator[Finding]:
         offset += len(line) + 1
 
 
+def street_lines(text: str) -> set[int]:
+    """The indexes of the lines of ``text`` that hold a street and number."""
+    if not _DIGIT.search(text):
+        return set()
+    return {index for index, line in enumerate(text.split("\n")) if _CAPITAL.search(line) and has_street(line)}
+
+
+@functools.lru_cache(maxsize=65536)
+def has_street(line: str) -> bool:
+    """Whether ``line`` holds a street and number ("Maximilianstraße 31"), so the lines below may be its address."""
+    return _DIGIT.search(line) is not None and any(pattern.search(line) for pattern in _STREETS)
+
+
+@functools.lru_cache(maxsize=16384)
+def near_street_addresses(line: str) -> tuple[Finding, ...]:
+    """The address parts of a ``line`` just below a street line ("80539 München"), offsets within the line."""
+    if not (_DIGIT.search(line) and _CAPITAL.search(line)):
+        return ()
+    return tuple(
+        Finding("ADDRESS", start, end, 0.85, "AddressRecognizer", line[start:end])
+        for start, end in _line_addresses(line, True)
+    )
+
+
 def _line_addresses(line: str, near_street: bool) -> list[tuple[int, int]]:
-    strong = _anchors(line, (_STREET, _STRONG_POSTCODE))
+    strong = _anchors(line, (*_STREETS, _STRONG_POSTCODE) if has_street(line) else (_STRONG_POSTCODE,))
     units = _anchors(line, (_UNIT,))
+    if not (strong or units or near_street):
+        return []
     weak = units + _anchors(line, (_WEAK_POSTCODE, _NAMED_STREET))
     if not strong and not ((units and len(weak) >= 2) or (near_street and weak and _address_part(line, 0, len(line)))):
         return []

@@ -1,16 +1,15 @@
-"""The detectors that run on a whole text without Presidio: labelled fields, table columns,
-person names (with their later mentions) and postal addresses.
+"""The detectors that run without Presidio and find values inside one line: labelled fields,
+national id formats, cards, postal address lines, secrets, wallets, cued and gazetteer names.
 
-They need the whole text, not one line: a sign-off names the person on the next line, a table
-header names the entity of every cell below it, and a name found once is removed everywhere.
-Pure :mod:`re` plus the gazetteer; Presidio's recognizers still run on the lines the prefilter
-passes (see :class:`~handoff.analysis.scrub.Scrubber`).
+Pure :mod:`re` plus the gazetteer. They run on batches of new lines and their findings are
+cached per line (:mod:`~handoff.analysis.scrub.lines`, which also holds the detectors that need
+several lines); Presidio's recognizers still run on the lines the prefilter passes (see
+:class:`~handoff.analysis.scrub.Scrubber`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 
 from handoff.analysis.scrub.addresses import addresses
 from handoff.analysis.scrub.fields import (
@@ -22,24 +21,15 @@ from handoff.analysis.scrub.fields import (
 )
 from handoff.analysis.scrub.findings import Finding
 from handoff.analysis.scrub.identifiers import card_numbers, national_id_formats
-from handoff.analysis.scrub.people import (
-    cued_names,
-    gazetteer_names,
-    mentions,
-    name_runs,
-)
-from handoff.analysis.scrub.tables import table_cells
+from handoff.analysis.scrub.people import cued_names, gazetteer_names, name_runs
 from handoff.analysis.scrub.tokens import secret_tokens, wallet_addresses
+from handoff.analysis.scrub.windows import aligned_lower
 
 
-def text_findings(text: str, entities: frozenset[str], known_names: Iterable[str] = ()) -> list[Finding]:
-    """Every finding of the whole-text detectors for ``entities`` in ``text`` (may overlap).
-
-    ``known_names`` are names found elsewhere in the same payload (other JSON values): their
-    mentions in ``text`` are found too.
-    """
+def local_findings(text: str, entities: frozenset[str]) -> list[Finding]:
+    """The findings of the detectors that look at one line at a time (may overlap)."""
     found: list[Finding] = []
-    lower = text.lower()
+    lower = aligned_lower(text)
     digits = _DIGIT.search(text) is not None
     if "DATE_OF_BIRTH" in entities and digits:
         found += dates_of_birth(text, lower)
@@ -52,19 +42,16 @@ def text_findings(text: str, entities: frozenset[str], known_names: Iterable[str
         found += card_numbers(text)
     if "ADDRESS" in entities and digits:
         found += labelled_addresses(text, lower)
-        found += addresses(text)
+        found += addresses(text, context=False)
     if "SECRET" in entities:
         found += (f for f in secret_tokens(text) if f.entity in entities)
     if "CRYPTO" in entities and "0x" in text:
         found += wallet_addresses(text)
-    found += (f for f in table_cells(text) if f.entity in entities)
     if "PERSON" in entities and _has_capital(text):
         runs = name_runs(text)
         found += labelled_names(text, lower)
-        found += cued_names(text, lower)
+        found += cued_names(text, lower, sign_off=False)
         found += gazetteer_names(text, runs)
-        names = {f.text for f in found if f.entity == "PERSON"} | set(known_names)
-        found += mentions(text, names, runs)
     return found
 
 
@@ -74,8 +61,3 @@ _CAPITAL = re.compile(r"[A-Z\u00c0-\u024f\u0370-\u052f]")
 
 def _has_capital(text: str) -> bool:
     return _CAPITAL.search(text) is not None
-
-
-def person_names(text: str) -> set[str]:
-    """The person names the detectors find in ``text`` (for mentions in the rest of a payload)."""
-    return {f.text for f in text_findings(text, frozenset({"PERSON"})) if f.entity == "PERSON"}

@@ -237,13 +237,13 @@ _KV_FIELD = re.compile(r"(?<![\w\"'])([A-Za-z][\w .\-/]{0,40}?)(?:\s*\(([^)\n]{1
 
 def dates_of_birth(text: str, lower: str) -> Iterator[Finding]:
     """Dates after a date-of-birth label ("DOB: 1984-07-02", "born 17.08.2001", "nasci em 3 de maio de 1969")."""
-    for match in windowed(_DOB, text, lower, _DOB_KEYWORDS, before=20, after=90):
+    for match in windowed(_DOB, text, lower, _DOB_KEYWORDS, before=20, after=90, word_start=True):
         yield _finding("DATE_OF_BIRTH", match, 1, 0.9, "DateOfBirthRecognizer")
 
 
 def national_ids(text: str, lower: str) -> Iterator[Finding]:
     """Identity numbers after their label ("NI number: QQ 12 34 56 C", "DNI 12345678Z", "passport": "G61827394")."""
-    for match in windowed(_ID, text, lower, _ID_KEYWORDS, before=12, after=90):
+    for match in windowed(_ID, text, lower, _ID_KEYWORDS, before=12, after=90, word_start=True):
         value = _trim_id(match.group(1))
         if value and sum(c.isdigit() for c in value) >= 5 and not re.fullmatch(DATE, value):
             start = match.start(1)
@@ -272,7 +272,7 @@ def _trim_id(value: str) -> str:
 
 def labelled_phones(text: str, lower: str) -> Iterator[Finding]:
     """Numbers after a phone label ("mobile 512 304 778", "Mobile number to port: 010-4827-3391")."""
-    for match in windowed(_PHONE, text, lower, _PHONE_KEYWORDS, before=2, after=70):
+    for match in windowed(_PHONE, text, lower, _PHONE_KEYWORDS, before=2, after=70, word_start=True):
         digits = sum(c.isdigit() for c in match.group(1))
         if 7 <= digits <= 15 and not re.fullmatch(DATE, match.group(1)):
             yield _finding("PHONE_NUMBER", match, 1, 0.85, "LabelledPhoneRecognizer")
@@ -280,7 +280,7 @@ def labelled_phones(text: str, lower: str) -> Iterator[Finding]:
 
 def labelled_addresses(text: str, lower: str) -> Iterator[Finding]:
     """Values of address fields that hold a number and read as an address ("home_address": "27 Mauldeth Road West, …")."""
-    for match in windowed(_ADDRESS_FIELD, text, lower, _ADDRESS_KEYWORDS, before=40, after=200):
+    for match in windowed(_ADDRESS_FIELD, text, lower, _ADDRESS_KEYWORDS, before=40, after=200, word_start=True):
         value = match.group(1).rstrip(" ,;|")
         if any(c.isdigit() for c in value) and looks_like_address(value):
             start = match.start(1)
@@ -307,7 +307,7 @@ def labelled_names(text: str, lower: str) -> Iterator[Finding]:
                     match.start(2) + span[1],
                     "NameFieldRecognizer",
                 )
-    for match in windowed(_KV_FIELD, text, lower, _NAME_KEYWORDS, before=42, after=50):
+    for match in windowed(_KV_FIELD, text, lower, _NAME_KEYWORDS, before=42, after=50, word_start=True):
         label = label_of(match.group(1)) or (label_of(match.group(2)) if match.group(2) else None)
         if label is not None and label.entity == "PERSON":
             line_end = text.find("\n", match.end())

@@ -53,7 +53,7 @@ class Gazetteer(NamedTuple):
         return fold(word) in self.english
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=65536)
 def fold(word: str) -> str:
     """``word`` lower-cased with accents dropped (``Zielińska`` -> ``zielinska``)."""
     decomposed = unicodedata.normalize("NFKD", word.casefold())

@@ -12,29 +12,49 @@ from handoff.analysis.scrub.findings import Finding
 _CARD = re.compile(r"\d(?:[ \-]?\d){12,18}(?![\w\-]|\.\d)")
 _CARD_PREFIX = re.compile(r"4|5[1-5]|2[2-7]|3[47]|3[0689]|6(?:011|5|4[4-9]|22)|35")
 _FORMATS = (
-    (re.compile(r"(?<![\w-])\d{8}[ -]?[A-HJ-NP-TV-Z](?![\w-])"), "dni"),
-    (re.compile(r"(?<![\w-])[XYZ][ -]?\d{7}[ -]?[A-HJ-NP-TV-Z](?![\w-])"), "nie"),
+    (re.compile(r"\d(?<![\w-]\d)\d{7}[ -]?[A-HJ-NP-TV-Z](?![\w-])"), "dni"),
+    (re.compile(r"[XYZ](?<![\w-][XYZ])[ -]?\d{7}[ -]?[A-HJ-NP-TV-Z](?![\w-])"), "nie"),
     (
-        re.compile(r"(?<![\w-])[A-Z]{6}\d{2}[A-EHLMPR-T]\d{2}[A-Z]\d{3}[A-Z](?![\w-])"),
+        re.compile(r"[A-Z](?<![\w-][A-Z])[A-Z]{5}\d{2}[A-EHLMPR-T]\d{2}[A-Z]\d{3}[A-Z](?![\w-])"),
         "cf",
     ),
-    (re.compile(r"(?<![\w.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\w-])"), "cpf"),
+    (re.compile(r"\d(?<![\w.-]\d)\d{2}\.\d{3}\.\d{3}-\d{2}(?![\w-])"), "cpf"),
     (
         re.compile(
-            r"(?<![\w-])(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![\w-])"
+            r"[A-CEGHJ-PR-TW-Z](?<![\w-][A-CEGHJ-PR-TW-Z])(?<!B(?=G)|G(?=B)|K(?=N)|N(?=K)|N(?=T)|T(?=N)|Z(?=Z))"
+            r"[A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![\w-])"
         ),
         "nino",
     ),
     (
-        re.compile(r"(?<![\w-])[1-9]\d{5}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dX](?![\w-])"),
+        re.compile(
+            r"[1-9](?<![\w-][1-9])\d{5}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dX](?![\w-])"
+        ),
         "cn",
     ),
     (
-        re.compile(r"(?<![\w-])[A-Z][AEIOUX][A-Z]{2}\d{6}[HM][A-Z]{5}[A-Z\d]\d(?![\w-])"),
+        re.compile(r"[A-Z](?<![\w-][A-Z])[AEIOUX][A-Z]{2}\d{6}[HM][A-Z]{5}[A-Z\d]\d(?![\w-])"),
         "curp",
     ),
-    (re.compile(r"(?<![\w-])[A-ZÑ&]{4}\d{6}[A-Z\d]{3}(?![\w-])"), "rfc"),
+    (re.compile(r"[A-ZÑ&](?<![\w-][A-ZÑ&])[A-ZÑ&]{3}\d{6}[A-Z\d]{3}(?![\w-])"), "rfc"),
 )
+# A cheap necessary condition per format (no lookbehind first, so re skips ahead fast).
+_GATES = {
+    "digits7": re.compile(r"\d{7}"),
+    "letters": re.compile(r"[A-ZÑ&]{4}\d{2}"),
+    "cpf": re.compile(r"\d{3}\.\d{3}\.\d{3}-"),
+    "nino": re.compile(r"[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]"),
+}
+_GATE_OF = {
+    "dni": "digits7",
+    "nie": "digits7",
+    "cn": "digits7",
+    "cf": "letters",
+    "curp": "letters",
+    "rfc": "letters",
+    "cpf": "cpf",
+    "nino": "nino",
+}
 _DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
 
 
@@ -73,7 +93,10 @@ def card_numbers(text: str) -> Iterator[Finding]:
 
 def national_id_formats(text: str) -> Iterator[Finding]:
     """National id numbers whose format and check digits identify them without a label."""
+    gates = {gate: pattern.search(text) is not None for gate, pattern in _GATES.items()}
     for pattern, kind in _FORMATS:
+        if not gates[_GATE_OF[kind]]:
+            continue
         for match in pattern.finditer(text):
             if _VALID[kind](re.sub(r"[ \-.]", "", match.group())):
                 yield Finding(

@@ -17,10 +17,11 @@ English words keep companies, places and products out.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 
-from handoff.analysis.scrub.findings import Finding
+from handoff.analysis.scrub.findings import Finding, shifted
 from handoff.analysis.scrub.gazetteer import Gazetteer, fold, gazetteer
 from handoff.analysis.scrub.labels import label_of
 from handoff.analysis.scrub.vocabulary import (
@@ -35,7 +36,7 @@ from handoff.analysis.scrub.vocabulary import (
     NAME_SUFFIXES,
     PARTICLES,
 )
-from handoff.analysis.scrub.windows import windowed
+from handoff.analysis.scrub.windows import aligned_lower, windowed
 
 _WORD = re.compile(rf"{LETTER}(?:{LETTER}|['’\-.](?={LETTER}))*\.?")
 _HONORIFIC_PREFIX = re.compile(rf"(?:(?:{HONORIFICS})\.?\s+)+")
@@ -111,8 +112,11 @@ _CUE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "sign-off": tuple(w.split()[0] for w in re.sub(r"\(\?i:|\)", "", _SIGN_OFF).split("|")),
     "role": tuple(re.sub(r"\(\?i:|\)", "", _ROLE).split("|")),
     "display-name": ("<",),
-    "dash-signature": ("-", "–", "—"),
+    "dash-signature": (" -", " –", " —", "\t-", "\t–", "\t—"),
 }
+_SIGN_OFF_PHRASES = tuple(re.sub(r"\(\?i:|\)", "", _SIGN_OFF).split("|"))
+_SIGN_OFF_CUE = dict(_CUES)["sign-off"]
+_WORD_CUES = frozenset({"greeting", "role"})  # cues whose keyword must begin a word
 _HONORIFIC_KEYWORDS = tuple(w.replace("\\", "") for w in HONORIFICS.split("|"))
 _STRONG_CUES = frozenset({"honorific", "sign-off", "speaker", "speaker-time", "display-name"})
 
@@ -137,25 +141,55 @@ def name_span(value: str, *, strong: bool) -> tuple[int, int] | None:
     return (match.start(), end) if _acceptable(match.group(), strong or prefix is not None) else None
 
 
-def cued_names(text: str, lower: str | None = None) -> Iterator[Finding]:
-    """Names introduced by a cue (honorific, greeting, sign-off, speaker label, display name, role word)."""
-    lower = text.lower() if lower is None else lower
+def cued_names(text: str, lower: str | None = None, *, sign_off: bool = True) -> Iterator[Finding]:
+    """Names introduced by a cue (honorific, greeting, sign-off, speaker label, display name, role word);
+    without ``sign_off``, only the cues that lie on one line."""
+    lower = aligned_lower(text) if lower is None else lower
     for cue, pattern in _CUES:
+        if cue == "sign-off" and not sign_off:
+            continue
         if cue == "honorific":
-            matches = windowed(pattern, text, text, _HONORIFIC_KEYWORDS, before=1, after=80)
+            matches = windowed(pattern, text, text, _HONORIFIC_KEYWORDS, before=1, after=80, word_start=True)
         elif cue in _CUE_KEYWORDS:
-            matches = windowed(pattern, text, lower, _CUE_KEYWORDS[cue], before=90, after=90)
+            matches = windowed(
+                pattern, text, lower, _CUE_KEYWORDS[cue], before=90, after=90, word_start=cue in _WORD_CUES
+            )
         else:
             matches = pattern.finditer(text) if ":" in text or "  " in text else iter(())
-        for match in matches:
-            start, end = _trim(text, match.start("name"), match.end("name"))
-            single_ok = cue not in ("speaker", "speaker-time", "display-name")
-            if (
-                end > start
-                and _acceptable(text[start:end], cue in _STRONG_CUES, single_ok)
-                and not _brand_at(text, match.start(), end)
-            ):
-                yield Finding("PERSON", start, end, 0.85, f"NameCue:{cue}", text[start:end])
+        yield from _cue_findings(text, cue, matches)
+
+
+def signs_off(line: str) -> bool:
+    """Whether ``line`` ends with a sign-off ("Kind regards,"), so the next line may hold the writer's name."""
+    return line.rstrip(" \t,.!").lower().endswith(_SIGN_OFF_PHRASES)
+
+
+def sign_off_at(text: str, line_start: int) -> list[Finding]:
+    """The name under the sign-off that ends the line starting at ``line_start``."""
+    end = line_start
+    for _ in range(4):
+        end = text.find("\n", end + 1)
+        if end < 0:
+            end = len(text)
+            break
+    return shifted(_sign_off_names(text[line_start:end]), line_start)
+
+
+@functools.lru_cache(maxsize=16384)
+def _sign_off_names(window: str) -> tuple[Finding, ...]:
+    return tuple(_cue_findings(window, "sign-off", _SIGN_OFF_CUE.finditer(window)))
+
+
+def _cue_findings(text: str, cue: str, matches: Iterable[re.Match[str]]) -> Iterator[Finding]:
+    single_ok = cue not in ("speaker", "speaker-time", "display-name")
+    for match in matches:
+        start, end = _trim(text, match.start("name"), match.end("name"))
+        if (
+            end > start
+            and _acceptable(text[start:end], cue in _STRONG_CUES, single_ok)
+            and not _brand_at(text, match.start(), end)
+        ):
+            yield Finding("PERSON", start, end, 0.85, f"NameCue:{cue}", text[start:end])
 
 
 def name_runs(text: str) -> list[re.Match[str]]:
@@ -183,7 +217,7 @@ def gazetteer_names(text: str, runs: list[re.Match[str]]) -> Iterator[Finding]:
                 yield Finding("PERSON", start, end, 0.7, "NameGazetteer", text[start:end])
 
 
-def mentions(text: str, names: Iterable[str], runs: list[re.Match[str]]) -> Iterator[Finding]:
+def mentions(text: str, names: Iterable[str], runs: Iterable[tuple[int, int, str]]) -> Iterator[Finding]:
     """Every mention in ``text`` of the ``names`` found and of their parts, unless it is part of a
     longer capitalized name of a thing ("Minh" in "Ho Chi Minh City")."""
     gaz = gazetteer()
@@ -197,25 +231,29 @@ def mentions(text: str, names: Iterable[str], runs: list[re.Match[str]]) -> Iter
         )
     if not variants:
         return
-    for match in runs:
-        if fold(match.group()) in variants:
-            yield Finding("PERSON", match.start(), match.end(), 0.8, "NameMention", match.group())
+    for run_start, run_end, run in runs:
+        folded_run, words = _run_words(run)
+        if folded_run in variants:
+            yield Finding("PERSON", run_start, run_end, 0.8, "NameMention", run)
             continue
-        words = list(_WORD.finditer(match.group()))
-        known = [fold(w.group().rstrip(".")) in variants for w in words]
+        known = [w[2] in variants for w in words]
         if not any(known):
             continue
         last_known = max(i for i, k in enumerate(known) if k)
         first_known = known.index(True)
-        before_ok = all(gaz.is_common(fold(w.group())) or fold(w.group()) in _OPENERS for w in words[:first_known])
-        after_ok = all(k or fold(w.group()) in PARTICLES for w, k in zip(words[first_known:], known[first_known:]))
+        before_ok = all(gaz.is_common(w[3]) or w[3] in _OPENERS for w in words[:first_known])
+        after_ok = all(k or w[3] in PARTICLES for w, k in zip(words[first_known:], known[first_known:]))
         if before_ok and after_ok:
-            start, end = (
-                match.start() + words[first_known].start(),
-                match.start() + words[last_known].end(),
-            )
+            start, end = run_start + words[first_known][0], run_start + words[last_known][1]
             start, end = _trim(text, start, end)
             yield Finding("PERSON", start, end, 0.8, "NameMention", text[start:end])
+
+
+@functools.lru_cache(maxsize=65536)
+def _run_words(run: str) -> tuple[str, tuple[tuple[int, int, str, str], ...]]:
+    """A run of name words folded whole, and each word's (start, end, folded without its dot, folded)."""
+    words = tuple((w.start(), w.end(), fold(w.group().rstrip(".")), fold(w.group())) for w in _WORD.finditer(run))
+    return fold(run), words
 
 
 _OPENERS = frozenset(re.sub(r"\(\?i:|\)", "", _GREETING + "|" + _SIGN_OFF + "|" + _ROLE).split("|")) | HONORIFIC_WORDS
@@ -270,6 +308,7 @@ def _unknown_name_word(gaz: Gazetteer, folded: str) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=16384)
 def _acceptable(phrase: str, strong: bool, single_ok: bool = True) -> bool:
     """Whether a capitalized ``phrase`` can be a person's name (``strong``: a cue vouches for it)."""
     gaz = gazetteer()

@@ -25,6 +25,8 @@ PREFILTER_PATTERNS: dict[str, re.Pattern[str]] = {
     "US_SSN": re.compile(r"\b\d{3}[\- .]\d{2}[\- .]\d{4}\b"),
     "CRYPTO": re.compile(r"(?<![a-zA-Z0-9])(?:bc1|[13])[a-zA-HJ-NP-Z0-9]{25,59}"),
     "AWS_ACCESS_KEY": re.compile(r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|AIPA)[A-Z0-9]{16}"),
+    # Presidio's IBAN pattern (case-insensitive): a country code, two check digits, then 9 to 30 more characters.
+    "IBAN_CODE": re.compile(r"[A-Za-z]{2}[ \-]?\d{2}(?:[ \-]?[A-Za-z0-9]){9}"),
     "URL_CREDENTIAL": re.compile(r"://[^\s/@]+@|[?&;](?i:" + QUERY_KEYS + r")="),
 }
 

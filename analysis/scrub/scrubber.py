@@ -28,7 +28,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from handoff.analysis.scrub.detectors import text_findings
+from handoff.analysis.scrub.detectors import local_findings
 from handoff.analysis.scrub.engine import analyzer_engine, build_secret_recognizers
 from handoff.analysis.scrub.findings import (
     Finding,
@@ -39,7 +39,9 @@ from handoff.analysis.scrub.findings import (
 )
 from handoff.analysis.scrub.identifiers import is_card_number
 from handoff.analysis.scrub.labels import label_of
+from handoff.analysis.scrub.lines import EMPTY, LineScan, context_findings, line_starts, scan_lines
 from handoff.analysis.scrub.patterns import ID_LABEL_BEFORE, NER_ENTITIES, PII_ENTITIES, TEXT_ENTITIES, phone_shaped
+from handoff.analysis.scrub.people import name_span
 from handoff.analysis.scrub.prefilter import Prefilter
 from handoff.analysis.scrub.pseudonyms import normalized
 from handoff.analysis.scrub.settings import (
@@ -208,37 +210,51 @@ class Scrubber:
         return f"<{entity}:{digest[:6]}>"
 
     def _findings(self, text: str, known_names: Iterable[str] = ()) -> list[Finding]:
-        findings = self._line_findings(text)
-        extra = [f for f in text_findings(text, self._text_entities, known_names) if self._allowed(f)]
-        return without_overlaps(findings + extra) if extra else findings
+        lines = text.split("\n")
+        starts = line_starts(lines)
+        findings, scans = self._line_findings(text, lines, starts)
+        names = {f.text for f in findings if f.entity == "PERSON"}
+        names.update(known_names)
+        extra = context_findings(text, starts, lines, scans, self._text_entities, names)
+        findings += (f for f in extra if self._allowed(f))
+        return without_overlaps(findings) if findings else findings
 
     def _allowed(self, finding: Finding) -> bool:
         return bool(finding.text.strip()) and not any(p.fullmatch(finding.text) for p in self._allow)
 
-    def _line_findings(self, text: str) -> list[Finding]:
-        findings: list[Finding] = []
-        for start, end, is_key_block in _regions(text, "PRIVATE_KEY" in self._entities):
+    def _line_findings(self, text: str, lines: list[str], starts: list[int]) -> tuple[list[Finding], list[LineScan]]:
+        """The findings of every line (private key blocks analyzed whole) and each line's scan."""
+        regions = _regions(text, "PRIVATE_KEY" in self._entities)
+        if len(regions) == 1:
+            scans = self._scan_lines(lines)
+        else:
+            scans = [EMPTY] * len(lines)
+            for start, end, is_key_block in regions:
+                first, last = bisect.bisect_left(starts, start), bisect.bisect_right(starts, end)
+                if not is_key_block:
+                    scans[first:last] = self._scan_lines(lines[first:last])
+        findings = [f for start, scan in zip(starts, scans) if scan.findings for f in shifted(scan.findings, start)]
+        for start, end, is_key_block in regions if len(regions) > 1 else ():
             if is_key_block:
                 block = text[start:end]
                 entities = frozenset({"PRIVATE_KEY"}).union(*map(self._prefilter, block.split("\n")))
                 findings += shifted(without_overlaps(self._analyze_segment(block, entities)), start)
-                continue
-            lines = text[start:end].split("\n")
-            for line, found in zip(lines, self._scan_lines(lines)):
-                if found:
-                    findings += shifted(found, start)
-                start += len(line) + 1
-        return findings
+                findings += shifted([f for f in local_findings(block, self._text_entities) if self._allowed(f)], start)
+        return findings, scans
 
-    def _scan_lines(self, lines: list[str]) -> list[tuple[Finding, ...]]:
-        """Findings per line: repeated lines come from the cache, the others are analyzed in one batch."""
+    def _scan_lines(self, lines: list[str]) -> list[LineScan]:
+        """A scan per line: repeated lines come from the cache, the others are analyzed in batches."""
         found = [self._lines.get(line) for line in lines]
-        missing = {line: self._prefilter(line) for line, hit in zip(lines, found) if hit is None}
+        missing = list(dict.fromkeys(line for line, hit in zip(lines, found) if hit is None))
         if missing:
-            fresh = self._analyze_lines([line for line, entities in missing.items() if entities], missing)
-            for line in missing:
-                self._lines.put(line, fresh.get(line, ()))
-            found = [fresh.get(line, ()) if hit is None else hit for line, hit in zip(lines, found)]
+            wanted = {line: self._prefilter(line) for line in missing}
+            presidio = self._analyze_lines([line for line in missing if wanted[line]], wanted)
+            fresh: dict[str, LineScan] = {}
+            for line, scan in zip(missing, scan_lines(missing, self._text_entities)):
+                own = tuple(f for f in scan.findings if self._allowed(f))
+                fresh[line] = LineScan(presidio.get(line, ()) + own, scan.runs, scan.street, scan.header, scan.sign_off)
+                self._lines.put(line, fresh[line])
+            found = [fresh[line] if hit is None else hit for line, hit in zip(lines, found)]
         return found
 
     def _analyze_lines(self, lines: list[str], entities: dict[str, frozenset[str]]) -> dict[str, tuple[Finding, ...]]:
@@ -296,9 +312,13 @@ class Scrubber:
             document = json.loads(data)
         except (UnicodeDecodeError, ValueError):
             return self._scrub_bytes(data, "application/octet-stream")
-        self._prime(_json_strings(document))
+        strings = list(_json_strings(document))
+        self._prime(value for _key, value in strings)
         names = {
-            f.text for f in text_findings(data.decode("utf-8", "replace"), self._text_entities) if f.entity == "PERSON"
+            f.text
+            for _key, value in strings
+            for f in self._findings(value, _labelled_name(_key, value))
+            if f.entity == "PERSON"
         }
         scrubbed = self._scrub_json_value(document, None, frozenset(names))
         return json.dumps(scrubbed, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
@@ -315,7 +335,13 @@ class Scrubber:
             return [self._scrub_json_value(item, key, names) for item in value]
         if isinstance(value, str):
             entity = self._json_field_entity(key, value) if key is not None else None
-            return self._pseudonym(entity, value) if entity else self._scrub_text(value, names)
+            if entity:
+                return self._pseudonym(entity, value)
+            span = _labelled_span(key, value)
+            if span is None:
+                return self._scrub_text(value, names)
+            start, end = span
+            return value[:start] + self._pseudonym("PERSON", value[start:end]) + self._scrub_text(value[end:], names)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             entity = self._json_number_entity(key, value)
             return self._pseudonym(entity, str(value)) if entity else value
@@ -358,17 +384,32 @@ def _labelled_business_id(segment: str, finding: Finding) -> bool:
     return ID_LABEL_BEFORE.search(segment, max(0, finding.start - 40), finding.start) is not None
 
 
-def _json_strings(value: Any, key: str | None = None) -> Iterator[str]:
-    """Every key and string value in a JSON document, except values a secret key replaces whole."""
+def _json_strings(value: Any, key: str | None = None) -> Iterator[tuple[str | None, str]]:
+    """Every key and string value in a JSON document (as ``(key, string)``), except values a secret key
+    replaces whole."""
     if isinstance(value, dict):
         for k, v in value.items():
-            yield str(k)
+            yield None, str(k)
             yield from _json_strings(v, str(k))
     elif isinstance(value, list):
         for item in value:
             yield from _json_strings(item, key)
     elif isinstance(value, str) and not (key is not None and _secret_key_entity(key, value)):
-        yield value
+        yield key, value
+
+
+def _labelled_span(key: str | None, value: str) -> tuple[int, int] | None:
+    """Where a JSON value holds a person's name by its key (``"signatory": "Hannah Schmidt"``), or None."""
+    label = label_of(key) if key else None
+    if label is None or label.entity != "PERSON":
+        return None
+    return name_span(value, strong=label.strong)
+
+
+def _labelled_name(key: str | None, value: str) -> frozenset[str]:
+    """The person's name a JSON value holds by its key, as a set of at most one name."""
+    span = _labelled_span(key, value)
+    return frozenset({value[span[0] : span[1]]}) if span else frozenset()
 
 
 @contextlib.contextmanager

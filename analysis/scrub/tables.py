@@ -10,7 +10,7 @@ keeps its values.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from handoff.analysis.scrub.fields import DATE
 from handoff.analysis.scrub.findings import Finding
@@ -20,6 +20,9 @@ from handoff.analysis.scrub.people import name_span
 _SEPARATORS = (",", "\t", "|", ";")
 _DATE = re.compile(DATE)
 _RULE = re.compile(r"^[\s|:\-+]+$")
+
+
+Header = tuple[str, list[Label | None]]
 
 
 def table_cells(text: str) -> Iterator[Finding]:
@@ -32,24 +35,32 @@ def table_cells(text: str) -> Iterator[Finding]:
         starts.append(starts[-1] + len(line) + 1)
     index = 0
     while index < len(lines):
-        header = _header(lines[index])
+        header = header_of(lines[index])
         if header is None:
             index += 1
             continue
-        separator, columns = header
-        index += 1
-        while index < len(lines) and lines[index].strip():
-            if _RULE.match(lines[index]):
-                index += 1
-                continue
-            cells = _cells(lines[index], separator)
-            if abs(len(cells) - len(columns)) > 1:
-                break
-            yield from _row_findings(lines[index], starts[index], cells, columns)
+        found, index = table_rows(lines, starts, index, header)
+        yield from found
+
+
+def table_rows(lines: Sequence[str], starts: Sequence[int], index: int, header: Header) -> tuple[list[Finding], int]:
+    """Findings in the rows under the header on line ``index``, and the index of the line after the table."""
+    separator, columns = header
+    found: list[Finding] = []
+    index += 1
+    while index < len(lines) and lines[index].strip():
+        if _RULE.match(lines[index]):
             index += 1
+            continue
+        cells = _cells(lines[index], separator)
+        if abs(len(cells) - len(columns)) > 1:
+            break
+        found += _row_findings(lines[index], starts[index], cells, columns)
+        index += 1
+    return found, index
 
 
-def _header(line: str) -> tuple[str, list[Label | None]] | None:
+def header_of(line: str) -> Header | None:
     """(separator, the label of each column) when ``line`` is a table header naming some entity."""
     if len(line) > 2000:
         return None

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator
 
 from handoff.analysis.scrub.findings import Finding
+from handoff.analysis.scrub.windows import aligned_lower, windowed
 
 _QUOTED = r"""(?:'([^'\n]{3,})'|"([^"\n]{3,})"|([^\s"',;&]{3,}))"""
 _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -17,7 +18,7 @@ _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "SECRET",
         re.compile(
             r"(AIza[0-9A-Za-z_\-]{35}|https://hooks\.slack\.com/services/[A-Z0-9]+/[A-Z0-9]+/[A-Za-z0-9]+"
-            r"|https://discord(?:app)?\.com/api/webhooks/\d+/[\w\-]+|\bAC[0-9a-f]{32}\b|\bSK[0-9a-f]{32}\b"
+            r"|https://discord(?:app)?\.com/api/webhooks/\d+/[\w\-]+"
             r"|SG\.[\w\-]{22}\.[\w\-]{43}|\bnpm_[A-Za-z0-9]{36}\b|pypi-AgEIcHlwaS5vcmc[\w\-]{50,}|glpat-[\w\-]{20,}"
             r"|whsec_[A-Za-z0-9]{24,}|\bhvs\.[A-Za-z0-9_\-]{24,}|shpat_[a-fA-F0-9]{32}|dop_v1_[a-f0-9]{64})"
         ),
@@ -64,6 +65,27 @@ _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     ("SECRET", re.compile(r"(?i:\bbasic[ \t]+)([A-Za-z0-9+/]{12,}={0,2})")),
 )
+# Literals (lower case) that every match of the spec at the same index contains; the patterns run
+# only in windows around them (see :mod:`~handoff.analysis.scrub.windows`): (keywords, before, after).
+_WINDOWS: tuple[tuple[tuple[str, ...], int, int], ...] = (
+    (
+        ("aiza", "hooks.slack.com", "discord", "sg.", "npm_", "pypi-", "glpat-", "whsec_", "hvs.", "shpat_", "dop_v1_"),
+        8,
+        200,
+    ),
+    (("pass", "secret", "token", "key", "sid", "auth", "basic", "credential"), 80, 300),
+    (("accountkey", "sharedaccess", "_auth", "_password"), 1, 300),
+    (("--pass", "--token", "--api", "--secret", "--client-secret", "--auth", "--access"), 1, 300),
+    (("redis-cli", "mysql", "psql", "mongo"), 1, 400),
+    (("curl",), 1, 600),
+    (("password", "passcode", "passphrase", "pwd"), 1, 160),
+    (("session", "sess", "sid"), 80, 300),
+    (("x-api-key", "api-key", "x-auth-token", "authorization"), 2, 300),
+    (("getenv", "environ.get"), 1, 300),
+    (("basic",), 1, 300),
+)
+_TWILIO = re.compile(r"\b(?:AC|SK)[0-9a-f]{32}\b")
+_HEX32 = re.compile(r"[0-9a-f]{32}")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 _ETH = re.compile(r"\b0x[0-9a-fA-F]{40}\b")
 _PLACEHOLDER = re.compile(
@@ -74,8 +96,9 @@ _PLACEHOLDER = re.compile(
 
 def secret_tokens(text: str) -> Iterator[Finding]:
     """Secrets of the shapes above; the key name stays, the value goes."""
-    for entity, pattern in _SPECS:
-        for match in pattern.finditer(text):
+    lower = aligned_lower(text)
+    for (entity, pattern), (keywords, before, after) in zip(_SPECS, _WINDOWS):
+        for match in windowed(pattern, text, lower, keywords, before=before, after=after):
             group = next(
                 (i for i in range(1, (match.lastindex or 0) + 1) if match.group(i) is not None),
                 0,
@@ -95,6 +118,9 @@ def secret_tokens(text: str) -> Iterator[Finding]:
                     "SecretTokenRecognizer",
                     value,
                 )
+    if _HEX32.search(text):
+        for match in _TWILIO.finditer(text):
+            yield Finding("SECRET", match.start(), match.end(), 0.88, "SecretTokenRecognizer", match.group())
     yield from _encoded_credentials(text)
 
 

@@ -12,12 +12,23 @@ import re
 from collections.abc import Iterable, Iterator
 
 
-def keyword_windows(lower: str, keywords: Iterable[str], before: int, after: int) -> list[tuple[int, int]]:
-    """Merged (start, end) windows around every occurrence of ``keywords`` in ``lower``."""
+def aligned_lower(text: str) -> str:
+    """``text`` in lower case, one character for one ("İ" lowers to two), so offsets line up with ``text``."""
+    return text.lower() if "\u0130" not in text else text.replace("\u0130", "I").lower()  # the one such letter
+
+
+def keyword_windows(
+    lower: str, keywords: Iterable[str], before: int, after: int, text: str | None = None
+) -> list[tuple[int, int]]:
+    """Merged (start, end) windows around every occurrence of ``keywords`` in ``lower``; given ``text``,
+    only occurrences that begin a word there ("tel" in "tel:" and "homeTel", not in "hotel")."""
     spans = []
     for keyword in keywords:
         position = lower.find(keyword)
         while position >= 0:
+            if text is not None and position and text[position - 1].isalpha() and not text[position].isupper():
+                position = lower.find(keyword, position + 1)
+                continue
             spans.append(
                 (
                     max(0, position - before),
@@ -42,10 +53,12 @@ def windowed(
     keywords: Iterable[str],
     before: int = 0,
     after: int = 160,
+    word_start: bool = False,
 ) -> Iterator[re.Match[str]]:
-    """Matches of ``pattern`` in ``text`` that lie in windows around ``keywords`` (each match once)."""
+    """Matches of ``pattern`` in ``text`` that lie in windows around ``keywords`` (each match once);
+    ``word_start``: only keywords that begin a word (for patterns that need a word boundary there)."""
     seen: set[tuple[int, int]] = set()
-    for start, end in keyword_windows(lower, keywords, before, after):
+    for start, end in keyword_windows(lower, keywords, before, after, text if word_start else None):
         for match in pattern.finditer(text, start, end):
             if match.span() not in seen:
                 seen.add(match.span())
