@@ -213,8 +213,28 @@ def gazetteer_names(text: str, runs: list[re.Match[str]]) -> Iterator[Finding]:
             start = match.start() + words[span[0]].start()
             end = match.start() + words[span[1] - 1].end()
             start, end = _trim(text, start, end)
-            if not _brand_at(text, start, end):
+            if not _brand_at(text, start, end) and not _thing_shaped(text, start, end):
                 yield Finding("PERSON", start, end, 0.7, "NameGazetteer", text[start:end])
+
+
+# Words of place names ("Santa Clara", "Saint-Germain", "Fort Worth"), never of a person's name.
+_PLACE_PREFIXES = frozenset(
+    "san santa santo sao saint sainte sankt st ste fort mount mt lake port cape porto puerto".split()
+)
+# An inner capital after a lower-case run longer than a name prefix (Mc, Mac, De, La, Van): "FreeStyle", "PayPal".
+_CAMEL = re.compile(r"[A-Z][a-zà-ÿ]{3,}[A-Z]")
+_TICKER_AFTER = re.compile(r"[ \t]*\([A-Z][A-Z.]{0,6}\)")
+
+
+def _thing_shaped(text: str, start: int, end: int) -> bool:
+    """Whether a gazetteer-only name is rather a place ("Santa Clara"), a product ("Abbott FreeStyle
+    Libre") or a listed company ("Eli Lilly (LLY)")."""
+    phrase = text[start:end]
+    if any(fold(w) in _PLACE_PREFIXES for w in re.split(r"[\s\-.]+", phrase)):
+        return True
+    if any(_CAMEL.search(w) for w in _WORD.findall(phrase)):
+        return True
+    return _TICKER_AFTER.match(text, end) is not None
 
 
 def mentions(text: str, names: Iterable[str], runs: Iterable[tuple[int, int, str]]) -> Iterator[Finding]:
