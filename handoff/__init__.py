@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from handoff.capture import Handle, bind, current, extract, fallback, inject, record, run, step
+from handoff.capture import Handle, bind, current, extract, fallback, inject, record, run, step, verdict
 from handoff.errors import HandoffError
 
 __version__ = "0.1.0"
@@ -105,4 +105,5 @@ __all__ = [
     "shutdown",
     "stats",
     "step",
+    "verdict",
 ]

@@ -13,7 +13,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-SCHEMA_VERSION = 1
+#: Version 2 added ``verdict``, ``verdict_reason``, ``output_empty`` and ``allow_empty`` (issue 19);
+#: rows of version 1 read with those columns null.
+SCHEMA_VERSION = 2
 
 #: Content types of a rendered payload (``input_content_type``, ``output_content_type``).
 TEXT = "text/plain; charset=utf-8"
@@ -22,6 +24,8 @@ BINARY = "application/octet-stream"
 
 KINDS = ("agent", "transform", "tool", "verifier")
 STATUSES = ("ok", "error", "fallback", "broken")
+#: What ``handoff.verdict`` accepts; ``broken`` means verification did not happen (the handoff's status is ``broken``).
+VERDICTS = ("pass", "fail", "broken")
 
 
 @dataclass(slots=True)
@@ -61,6 +65,9 @@ class Handoff:
     span_id: str | None = None
     attributes: dict[str, str] = field(default_factory=dict)
     scrub: bool = True
+    verdict: str | None = None
+    verdict_reason: str | None = None
+    allow_empty: bool = False
 
     def replace(self, **changes: Any) -> Handoff:
         """Return a copy with ``changes`` applied."""
@@ -82,7 +89,7 @@ class RunRecord:
 
 @dataclass(slots=True)
 class Event:
-    """A named fallback or contingency (``kind="fallback"``), or a recorder event (``kind="recorder"``)."""
+    """A named fallback or contingency (``kind="fallback"``), a verdict (``kind="verdict"``), or a recorder event."""
 
     run_id: str
     name: str
@@ -111,6 +118,19 @@ class Event:
             error_type=type(error).__name__ if error is not None else None,
             error_message=str(error) if error is not None else None,
             attributes={str(k): str(v) for k, v in attributes.items()},
+        )
+
+    @classmethod
+    def verdict(cls, run_id: str, handoff_id: str, verdict: str, reason: str | None, to_step: str) -> Event:
+        """The event ``handoff.verdict(verdict, reason=...)`` records, now: ``name`` is the verdict."""
+        return cls(
+            run_id=run_id,
+            handoff_id=handoff_id,
+            name=verdict,
+            ts_ns=time.time_ns(),
+            kind="verdict",
+            error_message=reason,
+            attributes={"step": to_step},
         )
 
 

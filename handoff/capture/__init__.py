@@ -1,6 +1,6 @@
 """Capture: recording handoffs on the application's thread, cheaply and without ever raising.
 
-- :mod:`~handoff.capture.steps`: ``step`` (the decorator), ``record`` (a block), ``fallback``;
+- :mod:`~handoff.capture.steps`: ``step`` (the decorator), ``record`` (a block), ``fallback``, ``verdict``;
 - :mod:`~handoff.capture.runs`: ``run``, one end-to-end pipeline execution;
 - :mod:`~handoff.capture.handle`: the :class:`Handle` of one handoff in progress, its lifecycle
   and ``current()``; :mod:`~handoff.capture.spec` what a step resolves once at decoration time;
@@ -21,6 +21,6 @@ from handoff.capture.context import bind
 from handoff.capture.handle import Handle, current
 from handoff.capture.propagation import extract, inject
 from handoff.capture.runs import run
-from handoff.capture.steps import fallback, record, step
+from handoff.capture.steps import fallback, record, step, verdict
 
-__all__ = ["Handle", "bind", "current", "extract", "fallback", "inject", "record", "run", "step"]
+__all__ = ["Handle", "bind", "current", "extract", "fallback", "inject", "record", "run", "step", "verdict"]

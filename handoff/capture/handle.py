@@ -27,8 +27,9 @@ from handoff.capture.recorder import Recorder, get_recorder
 from handoff.capture.render import TEXT, Rendered, render_value
 from handoff.capture.runs import end_run, start_run
 from handoff.capture.spec import StepSpec
+from handoff.diagnostics import warn_once
 from handoff.exporters.spans import span_ids
-from handoff.model import Event, Handoff
+from handoff.model import VERDICTS, Event, Handoff
 
 #: The handoff active in this thread or task (``handoff.current()``).
 current_handle: contextvars.ContextVar[Handle | None] = contextvars.ContextVar("handoff_handle", default=None)
@@ -76,7 +77,7 @@ class Handle:
         "_recorder", "_spec", "_run", "_owns_run", "_explicit_parent", "_explicit_fan_in", "_enclosing", "seq",
         "handoff_id", "ts_ns", "_t0", "_config", "_input", "_input_type", "_input_sha", "_output", "_output_type",
         "_output_sha", "_input_tokens", "_output_tokens", "_parent_id", "_fan_in", "_from", "_attempt",
-        "_retry_of", "status", "_error", "_finished", "_tokens", "_span", "_span_name",
+        "_retry_of", "status", "_error", "_finished", "_tokens", "_span", "_span_name", "_verdict", "_verdict_reason",
     )  # fmt: skip
 
     def __init__(
@@ -121,6 +122,8 @@ class Handle:
         self._tokens: list = []
         self._span: Any = None
         self._span_name = ""
+        self._verdict: str | None = None
+        self._verdict_reason: str | None = None
         if start_span:
             # Decorators pass False and start the span once the input is known (fewer attribute passes).
             self.start_span()
@@ -168,8 +171,26 @@ class Handle:
 
     def fallback(self, name: str, error: BaseException | None = None, **attributes: Any) -> None:
         """Record a named fallback on this handoff and mark it ``status=fallback``."""
-        self.status = "fallback"
+        if self.status == "ok":
+            self.status = "fallback"
         self._recorder.submit(Event.fallback(self._run.run_id, name, error, attributes, self.handoff_id))
+
+    def verdict(self, verdict: str, reason: str | None = None) -> None:
+        """Record this step's verdict (``pass``, ``fail`` or ``broken``) and an event; the latest call wins.
+
+        ``broken`` (verification did not happen) makes the handoff ``status=broken`` unless it
+        errored. An unknown verdict logs a warning once and is ignored.
+        """
+        self.guarded(lambda: self._set_verdict(verdict, reason))
+
+    def _set_verdict(self, verdict: Any, reason: Any) -> None:
+        if verdict not in VERDICTS:
+            warn_once("handoff.verdict: unknown verdict ignored (use pass, fail or broken)")
+            return
+        self._verdict = verdict
+        self._verdict_reason = None if reason is None else describe_text(reason)
+        event = Event.verdict(self._run.run_id, self.handoff_id, verdict, self._verdict_reason, self._spec.to)
+        self._recorder.submit(event)
 
     # -- lifecycle (the capture API and the adapters) -------------------------------------
 
@@ -248,6 +269,8 @@ class Handle:
         if self._input is None:
             self.set_input((b"", TEXT))
         duration_ms = (time.perf_counter_ns() - self._t0) / 1e6
+        if self._verdict == "broken" and self.status in ("ok", "fallback"):
+            self.status = "broken"
         if self._output is not None and self.status != "error":
             self._run.add_output(self.seq, self.handoff_id, self._spec.to, self._output, self._output_sha or "")
         self._end_span()
@@ -277,6 +300,8 @@ class Handle:
             return
         name = f"handoff {self._from} -> {self._spec.to}"
         attributes: dict[str, Any] = {"handoff.status": self.status}
+        if self._verdict is not None:
+            attributes["handoff.verdict"] = self._verdict
         if name != self._span_name:
             # The input arrived after the span started (handoff.record): name and input attributes now.
             span.update_name(name)
@@ -334,6 +359,9 @@ class Handle:
             span_id=span_id,
             attributes=dict(self._spec.attributes),
             scrub=self._spec.scrub,
+            verdict=self._verdict,
+            verdict_reason=self._verdict_reason,
+            allow_empty=self._spec.allow_empty,
         )
 
 
@@ -344,6 +372,14 @@ def span_ref(run_id: str, handoff_id: str, side: str) -> str:
     content; this one is stable from the start and resolves with ``handoff show RUN HANDOFF``.
     """
     return f"handoff://{run_id}/{handoff_id}/{side}"
+
+
+def describe_text(value: Any) -> str:
+    """``str(value)``, or a placeholder naming its type when its ``__str__`` raises."""
+    try:
+        return str(value)
+    except Exception:  # noqa: BLE001 - a hostile __str__ must not break recording
+        return f"<{type(value).__name__}: str() failed>"
 
 
 def _opt_str(value: Any) -> str | None:

@@ -12,7 +12,18 @@ from handoff.model import KINDS
 class StepSpec:
     """What ``@step``/``record`` were given, resolved once at decoration time."""
 
-    __slots__ = ("to", "from_", "kind", "parent", "config", "attributes", "scrub", "render", "render_output")
+    __slots__ = (
+        "to",
+        "from_",
+        "kind",
+        "parent",
+        "config",
+        "attributes",
+        "scrub",
+        "render",
+        "render_output",
+        "allow_empty",
+    )
 
     def __init__(
         self,
@@ -25,6 +36,7 @@ class StepSpec:
         scrub: bool,
         render: Callable[..., Rendered] | None,
         render_output: Callable[[Any], Rendered],
+        allow_empty: bool = False,
     ) -> None:
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
@@ -39,6 +51,7 @@ class StepSpec:
         self.scrub = scrub
         self.render = render
         self.render_output = render_output
+        self.allow_empty = bool(allow_empty)
 
 
 def merge_config(

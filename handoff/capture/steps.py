@@ -18,9 +18,10 @@ from handoff.capture.handle import Handle, current_handle, open_handle
 from handoff.capture.recorder import get_recorder
 from handoff.capture.render import make_input_renderer, make_output_renderer, render_stream, render_value
 from handoff.capture.spec import StepSpec, merge_config
+from handoff.diagnostics import warn_once
 from handoff.model import Event
 
-__all__ = ["fallback", "record", "step"]
+__all__ = ["fallback", "record", "step", "verdict"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -41,6 +42,7 @@ def step(
     render: Callable[..., Any] | None = None,
     render_output: Callable[[Any], Any] | None = None,
     scrub: bool = True,
+    allow_empty: bool = False,
     config: dict[str, Any] | None = None,
     **attributes: Any,
 ) -> Callable[[F], F]:
@@ -50,7 +52,8 @@ def step(
     output is what it yielded, recorded when it ends or is closed early). The input is the
     single argument (after ``self``), or ``{name: value}`` of all arguments, rendered as
     UTF-8 text, raw bytes or canonical JSON; ``render=`` receives the call's arguments and
-    returns what the consumer really saw. ``scrub=False`` opts this step out of scrubbing.
+    returns what the consumer really saw. ``scrub=False`` opts this step out of scrubbing;
+    ``allow_empty=True`` says an empty output is a normal answer here (no ``empty-output`` check).
     A call that raises is recorded as ``status=error`` and the exception re-raised unchanged.
     """
 
@@ -65,6 +68,7 @@ def step(
             scrub,
             make_input_renderer(fn, render),
             make_output_renderer(render_output),
+            allow_empty,
         )
         if inspect.isasyncgenfunction(fn):
             return _wrap_async_gen(fn, spec)  # type: ignore[return-value]
@@ -231,11 +235,12 @@ class record:  # noqa: N801 - used as ``with handoff.record(...) as h``
         template: str | None = None,
         parent: Any = None,
         scrub: bool = True,
+        allow_empty: bool = False,
         config: dict[str, Any] | None = None,
         **attributes: Any,
     ) -> None:
         config = merge_config(model, effort, prompt_pack, template, config)
-        self._spec = StepSpec(to, from_, kind, parent, config, attributes, scrub, None, render_value)
+        self._spec = StepSpec(to, from_, kind, parent, config, attributes, scrub, None, render_value, allow_empty)
         self._handle: Handle | None = None
 
     def __enter__(self) -> Handle | _NullHandle:
@@ -278,5 +283,23 @@ def fallback(name: str, error: BaseException | None = None, **attributes: Any) -
         state = current_run.get()
         if state is not None:
             recorder.submit(Event.fallback(state.run_id, name, error, attributes))
+    except Exception as exc:  # noqa: BLE001
+        recorder.capture_failed(exc)
+
+
+def verdict(verdict: str, reason: str | None = None) -> None:
+    """Record the current step's verdict: ``"pass"``, ``"fail"`` or ``"broken"`` (verification did not happen).
+
+    Recorded on the handoff (``verdict``, ``verdict_reason``) and as an event (``kind="verdict"``);
+    ``broken`` makes the handoff ``status=broken``. Natural in ``kind="verifier"`` steps, allowed in
+    any. Outside a step, or with an unknown verdict, it logs a warning once and does nothing.
+    """
+    recorder = get_recorder()
+    try:
+        handle = current_handle.get()
+        if handle is None:
+            warn_once("handoff.verdict called outside a step: ignored")
+            return
+        handle.verdict(verdict, reason)
     except Exception as exc:  # noqa: BLE001
         recorder.capture_failed(exc)
