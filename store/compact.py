@@ -36,7 +36,7 @@ from ulid import ULID
 
 from handoff.store.base import ObjectInfo, ObjectStore
 from handoff.store.layout import TABLES, day_of_key, table_key, table_prefix
-from handoff.store.tables import PRIMARY_KEYS, SCHEMAS, dedup_order, encode_parquet, read_file
+from handoff.store.tables import PRIMARY_KEYS, SCHEMAS, conform, dedup_order, encode_parquet, read_file
 
 #: Tables compaction merges (see the module docstring for why ``content`` is not one).
 COMPACTABLE = tuple(table for table in TABLES if table != "content")
@@ -88,7 +88,7 @@ def _needs_merge(store: ObjectStore, table: str, files: list[ObjectInfo], min_fi
 def _merge(tables: list[pa.Table], table: str) -> pa.Table:
     import duckdb
 
-    merged = pa.concat_tables([t.select(SCHEMAS[table].names) for t in tables], promote_options="default")
+    merged = pa.concat_tables([conform(table, t) for t in tables], promote_options="default")
     keys = ", ".join(f'"{key}"' for key in PRIMARY_KEYS[table])
     order = dedup_order(table)
     con = duckdb.connect(":memory:")

@@ -64,6 +64,11 @@ HANDOFFS = pa.schema(
         ("attributes", _ATTRS),
         ("writer", pa.string()),
         ("schema_version", pa.int16()),
+        # Schema version 2 (issue 19): null on rows written before it.
+        ("verdict", pa.string()),
+        ("verdict_reason", pa.string()),
+        ("output_empty", pa.bool_()),
+        ("allow_empty", pa.bool_()),
     ]
 )
 
@@ -184,6 +189,16 @@ def to_table(table: str, rows: Iterable[dict[str, Any]]) -> pa.Table:
             values = [_map_items(value) for value in values]
         columns[name] = values
     return pa.Table.from_pydict(columns, schema=schema)
+
+
+def conform(table: str, data: pa.Table) -> pa.Table:
+    """``data`` with exactly ``table``'s columns, in order; columns a file predates are added as nulls."""
+    schema = SCHEMAS[table]
+    columns = [
+        data.column(field.name) if field.name in data.column_names else pa.nulls(len(data), field.type)
+        for field in schema
+    ]
+    return pa.Table.from_arrays(columns, names=schema.names)
 
 
 def encode_parquet(data: pa.Table) -> bytes:
