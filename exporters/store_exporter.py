@@ -18,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from handoff.analysis.empty import is_empty_output
 from handoff.exporters.base import Record, StagedExporter
 from handoff.model import BINARY, SCHEMA_VERSION, TEXT, Event, Handoff, RunRecord
 from handoff.store.base import ObjectStore, PendingObject
@@ -224,6 +225,10 @@ class StoreExporter(StagedExporter):
             "attributes": self._scrub_attrs(record.attributes),
             "writer": self.writer,
             "schema_version": SCHEMA_VERSION,
+            "verdict": record.verdict,
+            "verdict_reason": self._scrub_text(record.verdict_reason),
+            "output_empty": None if record.output is None else is_empty_output(record.output),
+            "allow_empty": record.allow_empty,
         }
 
     def _run_row(self, record: RunRecord) -> dict[str, Any]:

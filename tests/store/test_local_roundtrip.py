@@ -64,7 +64,7 @@ def test_round_trip_keeps_every_field(store_dir):
         len(report),
         len(b"freight surcharge: 9.1% (clause 7.2)"),
     )
-    assert (second["tier"], second["schema_version"], second["attempt"]) == ("full", 1, 1)
+    assert (second["tier"], second["schema_version"], second["attempt"]) == ("full", 2, 1)
     assert second["tokens_estimated"] is True
     store = open_store(str(store_dir))
     assert fetch_content(store, con, run_id, "hf-2", "in") == report
