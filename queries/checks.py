@@ -1,12 +1,15 @@
 """Named checks over handoffs and edges, with severities, and their results in the ``checks`` table.
 
-Two checks are built in, both HIGH and both run on constraint tokens, so on digest rows:
+Four checks are built in. Each runs on digest rows (never content), so each keeps working after
+retention has dropped the content:
 
-- ``edge-constraints``: on every edge, no constraint of the parent's output is missing from the
-  child's input;
-- ``transform-constraints``: inside every ``transform`` step, no constraint of its input is
+- ``edge-constraints`` (HIGH): on every edge, no constraint of the parent's output is missing
+  from the child's input (constraint tokens);
+- ``transform-constraints`` (HIGH): inside every ``transform`` step, no constraint of its input is
   missing from its output. An ``agent`` step's own input → output is not checked: reasoning
-  over an input is expected to drop most of it.
+  over an input is expected to drop most of it;
+- ``verifier-broken`` (HIGH): a verifier did verify (see :func:`verifier_broken`);
+- ``empty-output`` (MED): an ok handoff returned something (see :func:`empty_output`).
 
 Users add their own with :func:`register_check`; a check is a callable over one row of the
 ``edges`` view (``on="edge"``) or of the ``handoffs`` view (``on="handoff"``). Every result is
@@ -116,8 +119,53 @@ def _transform_constraints(handoff: dict[str, Any]) -> Outcome | None:
     return Outcome(not lost, lost, f"lost {len(lost)} of {len(set(carried))} constraints" if lost else "")
 
 
+def verifier_broken(handoff: dict[str, Any]) -> Outcome | None:
+    """``verifier-broken``: fails when a verifier step (or any step that gave a verdict) did not verify.
+
+    Runs on a ``handoffs`` row: ``kind``, ``status``, ``verdict``, ``verdict_reason``,
+    ``error_type``. It assumes the verdict was given with ``handoff.verdict`` (or
+    ``classify_verdict`` of the verifier's reply); it does not read the output. Fails on a verdict
+    of ``broken``, ``status=broken`` or a verifier that raised (``status=error``); passes on
+    ``pass`` and ``fail`` (a FAIL is a verification that happened). A verifier that gave no
+    verdict, and a non-verifier step that gave none, is not checked (no result).
+    """
+    verdict = handoff.get("verdict")
+    status = handoff["status"]
+    if handoff["kind"] != "verifier" and verdict is None and status != "broken":
+        return None
+    if status == "error":
+        return Outcome(False, (), f"verifier raised {handoff.get('error_type') or 'an error'}: nothing was verified")
+    if verdict == "broken" or status == "broken":
+        return Outcome(False, (), f"broken: {handoff.get('verdict_reason') or 'no reason given'}")
+    if verdict is None:
+        return None
+    return Outcome(True, (), verdict)
+
+
+def empty_output(handoff: dict[str, Any]) -> Outcome | None:
+    """``empty-output``: fails when a handoff with ``status=ok`` returned nothing.
+
+    Runs on a ``handoffs`` row: ``status``, ``output_empty`` (decided by the writer on the raw
+    output, see :mod:`handoff.analysis.empty`: empty, whitespace, or an empty JSON list, object
+    or string), ``allow_empty`` (``@handoff.step(allow_empty=True)``: not checked) and
+    ``output_bytes``. Rows written before schema version 2 have no ``output_empty``: only a
+    zero-byte output counts as empty there. Handoffs that errored, fell back or broke, and those
+    with no recorded output, are not checked.
+    """
+    if handoff["status"] != "ok" or handoff.get("allow_empty"):
+        return None
+    empty = handoff.get("output_empty")
+    if empty is None:
+        if handoff.get("output_bytes") is None:
+            return None
+        empty = handoff["output_bytes"] == 0
+    return Outcome(not empty, (), f"empty output ({handoff.get('output_bytes') or 0} bytes)" if empty else "")
+
+
 register_check("edge-constraints", "HIGH", _edge_constraints, on="edge")
 register_check("transform-constraints", "HIGH", _transform_constraints, on="handoff")
+register_check("verifier-broken", "HIGH", verifier_broken, on="handoff")
+register_check("empty-output", "MED", empty_output, on="handoff")
 
 
 def _window_sources(since: timedelta | None, now: datetime | None) -> tuple[str, str, str, list[Any]]:
