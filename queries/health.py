@@ -194,9 +194,13 @@ class BreakerTrip:
     first_ts: datetime
     last_ts: datetime
     window_minutes: float
+    #: Set for a systemic alert (output-collapse), which opens the breaker on its own: what it saw.
+    detail: str = ""
 
     def message(self) -> str:
         """One line for logs and tickets."""
+        if self.detail:
+            return f"circuit breaker open: {self.severity} {self.detail}"
         return (
             f"circuit breaker open: {self.severity} check {self.check} failed on {len(self.run_ids)} runs "
             f"within {self.window_minutes:g} minutes ({self.first_ts:%Y-%m-%d %H:%M:%S} to {self.last_ts:%H:%M:%S} UTC)"
@@ -219,6 +223,8 @@ class BreakerTrip:
 
 #: ``events.kind`` of a recorded circuit-breaker trip (``name`` is the check).
 TRIP_EVENT = "circuit_breaker"
+#: A systemic trip keeps this many of its latest run ids (its message gives the full count).
+_MAX_TRIP_RUNS = 100
 
 
 def record_trips(store: Any, trips: list[BreakerTrip]) -> list[str]:
@@ -305,6 +311,26 @@ class CircuitBreaker:
                 self._open_until[check] = ts + self.window
         return trips
 
+    def systemic(self, alerts: Iterable[Any], *, emit: bool = True) -> list[BreakerTrip]:
+        """Open a breaker at once for each systemic alert (``output-collapse``): one alert is already fleet-wide.
+
+        An alert has ``check``, ``step``, ``severity``, ``run_ids``, ``first_ts``, ``last_ts`` and
+        ``message()``; its breaker is keyed ``<check>:<step>`` and stays open for a window.
+        """
+        trips = []
+        for alert in alerts:
+            key = f"{alert.check}:{alert.step}"
+            if key in self._open_until and alert.last_ts <= self._open_until[key]:
+                continue
+            runs = tuple(alert.run_ids[-_MAX_TRIP_RUNS:])
+            minutes = self.window.total_seconds() / 60
+            trip = BreakerTrip(key, alert.severity, runs, alert.first_ts, alert.last_ts, minutes, alert.message())
+            self._open_until[key] = alert.last_ts + self.window
+            trips.append(trip)
+            if emit:
+                self.emit(trip)
+        return trips
+
     def restore(self, con: duckdb.DuckDBPyConnection) -> None:
         """Reopen the breakers recorded by :func:`record_trips` whose window has not passed.
 
@@ -371,6 +397,8 @@ def check_and_record(
 ) -> CheckRun:
     """Run the registered checks on one run (or every run in ``since``) and evaluate the breakers.
 
+    Over a window, an ``output-collapse`` alert in it opens its breaker at once (systemic).
+
     With ``record`` the results (passes included) go to the ``checks`` table and trips to the
     ``events`` table, and the breakers first learn the trips already recorded, so an open
     breaker does not alert again.
@@ -383,6 +411,10 @@ def check_and_record(
     if record:
         breaker.restore(con)
     trips = breaker.evaluate(results)
+    if run_id is None:
+        from handoff.queries.collapse import find_collapses
+
+        trips += breaker.systemic(find_collapses(con, since=since or timedelta(hours=24)))
     if trips and record:
         record_trips(store, trips)
     return CheckRun(results, UpstreamTexts(store, con).details_all(results), trips)

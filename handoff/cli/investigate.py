@@ -18,6 +18,7 @@ import click
 from handoff.cli._common import errors_as_click, open_views
 from handoff.cli._options import json_option, markdown_option, since_option, store_option
 from handoff.cli._render import markdown_table, print_json, print_table
+from handoff.cli._silent import print_collapses, print_coverage
 from handoff.cli.diff import diff_command
 
 #: Scans with more rows than this show a progress bar (on a terminal only).
@@ -77,6 +78,23 @@ def _emit(rows: list[list[Any]], columns: list[str], as_markdown: bool, title: s
 @click.option(
     "--step-ratio", "step_ratios", multiple=True, metavar="STEP=RATIO", help="Per-step --max-ratio (repeatable)."
 )
+@click.option(
+    "--collapse-ratio",
+    default=0.5,
+    show_default=True,
+    type=float,
+    help="output-collapse: alert when a step's median output falls below this share of its baseline.",
+)
+@click.option(
+    "--baseline-days", default=7.0, show_default=True, type=float, help="output-collapse: baseline length in days."
+)
+@click.option(
+    "--min-outputs",
+    default=20,
+    show_default=True,
+    type=click.IntRange(1),
+    help="output-collapse: ignore steps with fewer outputs in the window or baseline.",
+)
 @store_option
 @json_option
 @markdown_option
@@ -85,14 +103,18 @@ def alerts_command(
     max_ratio: float,
     min_bytes: int,
     step_ratios: tuple[str, ...],
+    collapse_ratio: float,
+    baseline_days: float,
+    min_outputs: int,
     store_url: str | None,
     as_json: bool,
     as_markdown: bool,
 ) -> None:
-    """Compression alerts: transform steps and edges that handed on much less than they got.
+    """Compression alerts (transforms and edges that handed on much less than they got) and output collapse.
 
     An agent step's own output is naturally smaller than its input and is not alerted on.
-    Each alert lists the constraints lost.
+    Each compression alert lists the constraints lost. output-collapse fires for a step whose
+    outputs in the window got much shorter than over the --baseline-days before it.
 
     Example:
 
@@ -100,12 +122,17 @@ def alerts_command(
     """
     from handoff.queries.alerts import find_alerts, parse_step_ratio
     from handoff.queries.checks import UpstreamTexts
+    from handoff.queries.collapse import find_collapses
 
     with errors_as_click():
         ratios = dict(parse_step_ratio(text) for text in step_ratios)
         store, con = _open(store_url)
-        alerts = find_alerts(con, since=_duration(since), max_ratio=max_ratio, min_bytes=min_bytes, step_ratios=ratios)
+        window = _duration(since)
+        alerts = find_alerts(con, since=window, max_ratio=max_ratio, min_bytes=min_bytes, step_ratios=ratios)
         details = UpstreamTexts(store, con).details_all(alerts)
+        collapses = find_collapses(
+            con, since=window, baseline_days=baseline_days, max_ratio=collapse_ratio, min_outputs=min_outputs
+        )
     if as_json:
         print_json(
             [
@@ -121,8 +148,10 @@ def alerts_command(
                 }
                 for a, lost in zip(alerts, details)
             ]
+            + [c.as_dict() for c in collapses]
         )
         return
+    print_collapses(collapses, as_markdown)
     if not alerts:
         click.echo(f"no compression alerts in the last {since}")
         return
@@ -212,8 +241,10 @@ def check_command(
     """Run the named checks on one run, or on every run in --since, and record every result.
 
     Built in: edge-constraints (every edge, parent output → child input) and
-    transform-constraints (inside every transform step, input → output), both HIGH. Passes are
-    recorded too. A HIGH check failing on --breaker-runs runs within --breaker-window raises one
+    transform-constraints (inside every transform step, input → output), both HIGH;
+    verifier-broken (HIGH: a verifier whose verdict is broken, or that raised) and empty-output
+    (MED: an ok handoff that returned nothing). Passes are recorded too. Over a window, an
+    output-collapse alert opens its circuit breaker at once. A HIGH check failing on --breaker-runs runs within --breaker-window raises one
     circuit-breaker alert (log, OpenTelemetry event, webhook), recorded in the events table so
     the next check does not repeat it while the breaker is open.
 
@@ -376,9 +407,10 @@ def health_command(
     as_json: bool,
     as_markdown: bool,
 ) -> None:
-    """Per step: runs, error and fallback rates, fallbacks by name, failing checks.
+    """Per step: runs, error and fallback rates, fallbacks by name, failing checks; verification coverage.
 
-    Also shows the circuit breakers the recorded check results would open. With --per-day,
+    Per verifier step: runs verified (pass or fail) against broken ones and those without a
+    verdict. Also shows the circuit breakers the recorded check results would open. With --per-day,
     one row per day and step instead (what `handoff ui` charts on /health).
 
     Example:
@@ -386,6 +418,7 @@ def health_command(
         handoff health --since 7d --by to
     """
     from handoff.queries.health import failing_results, step_health
+    from handoff.queries.verification import verification_coverage
 
     if per_day:
         _health_per_day(since, by, store_url, as_json, as_markdown)
@@ -394,6 +427,7 @@ def health_command(
         window = _duration(since)
         _store, con = _open(store_url)
         steps = step_health(con, since=window, by=by)
+        coverage = verification_coverage(con, since=window)
         trips = _breaker(breaker_runs, breaker_window, None).evaluate(failing_results(con, since=window), emit=False)
     if as_json:
         print_json(
@@ -410,6 +444,19 @@ def health_command(
                         "failing_checks": s.failing_checks,
                     }
                     for s in steps
+                ],
+                "verification": [
+                    {
+                        "step": v.step,
+                        "runs": v.runs,
+                        "verified": v.verified,
+                        "pass": v.passed,
+                        "fail": v.failed,
+                        "broken": v.broken,
+                        "no_verdict": v.unverdicted,
+                        "coverage": round(v.coverage, 4),
+                    }
+                    for v in coverage
                 ],
                 "breakers": [t.as_dict() for t in trips],
             }
@@ -436,6 +483,7 @@ def health_command(
     for s in steps:
         if s.degraded_runs:
             click.echo(("- " if as_markdown else "") + s.summary())
+    print_coverage(coverage, as_markdown)
     for trip in trips:
         click.echo(("- " if as_markdown else "") + trip.message())
 

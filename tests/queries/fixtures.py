@@ -7,6 +7,9 @@
     A private copy of the demo store for tests that write check results into it.
 ``webhook``
     A real HTTP server on loopback keeping every JSON body POSTed to ``webhook.url``.
+``month`` (session)
+    A generated month with a verifier step and planted broken verifiers, empty outputs and one
+    collapsed day (:data:`tests.queries.population.MONTH`).
 ``population`` (session)
     :func:`tests.queries.population.build_population` with 6,000 runs over 90 days, ten of them
     carrying the INV-88214 fault.
@@ -106,3 +109,12 @@ def webhook():
     hook = _Webhook()
     yield hook
     hook.close()
+
+
+@pytest.fixture(scope="session")
+def month(tmp_path_factory: pytest.TempPathFactory) -> Population:
+    """A generated month of traffic (and the week before it) with a verifier step and issue 19's silent failures planted."""
+    from tests.queries.population import MONTH
+
+    root = str(tmp_path_factory.mktemp("month") / "store")
+    return build_population(root, runs=2400, days=37, silent=MONTH)

@@ -15,6 +15,18 @@ variants, and what a blast-radius search from a planted run must do with them:
 - ``partial``: the compressor drops the base qualifier but keeps "per 7.2(b)": not found;
 - ``v2``: the same loss in a different step, ``orchestrator.compress_v2``: not found.
 
+With ``verifier=True`` every run that priced also has a sixth handoff, ``price → verify`` (a
+``verifier`` step whose reasoning varies from run to run, mostly ``VERIFIED``, a few ``FAIL``),
+and three silent failures can be planted (issue 19), each listed in ``variants``:
+
+- ``broken`` runs: the verifier errored and returned ``VERIFIED [Verification error, auto-pass:
+  ...]`` (``status=broken``, verdict ``broken``);
+- ``empty`` runs: the ledger tool returned nothing (``write`` output ``""``, status ok);
+- ``collapse``: every run on one day has terse verifier reasoning (median ~20 bytes against ~150).
+
+``python -m tests.queries.population ROOT --month`` writes such a month (plus the week before
+it, the first baseline) and prints how often each signal fired on the clean traffic.
+
 Run it to make a store for timing the CLI::
 
     python -m tests.queries.population /tmp/pop --runs 6000
@@ -36,6 +48,7 @@ from typing import Any
 from ulid import ULID
 
 from handoff.analysis.constraints import extract_constraints
+from handoff.analysis.empty import is_empty_output
 from handoff.store import open_store
 from handoff.store.layout import content_ref, table_key
 from handoff.store.tables import to_table, write_table
@@ -134,6 +147,20 @@ _STEPS = (
     ("orchestrator.compress_v3", "price", "agent", "price"),
     ("price", "write", "tool", "write"),
 )
+_VERIFY = ("price", "verify", "verifier", "verify")
+
+#: What the verifier's reasoning says, a few of these per run.
+_REASONS = (
+    "the volume rebate is applied before any surcharge",
+    "the surcharge base matches the contract terms on file",
+    "line totals reconcile with the extracted subtotal",
+    "tax treatment follows the customer's registered jurisdiction",
+    "the ledger posting matches the priced total",
+    "no consignment is charged handling twice",
+    "quantities agree with the carrier's proof of delivery",
+)
+_TERSE = ("totals match.", "looks right.", "consistent.", "ok per contract.")
+_BROKEN = "VERIFIED [Verification error, auto-pass: browser session expired]"
 
 
 def _run_id(rng: random.Random, ts: datetime) -> str:
@@ -141,15 +168,29 @@ def _run_id(rng: random.Random, ts: datetime) -> str:
 
 
 def _handoff_row(
-    run_id: str, seq: int, step: tuple, ts: datetime, invoice: str, variant: str, status: str
+    run_id: str,
+    seq: int,
+    step: tuple,
+    ts: datetime,
+    invoice: str,
+    variant: str,
+    status: str,
+    verify_text: str = "",
+    empty: bool = False,
 ) -> tuple[dict, dict]:
     from_step, to_step, kind, name = step
     if variant == "v2" and name == "compress":
         to_step = "orchestrator.compress_v2"
     if variant == "v2" and name == "price":
         from_step = "orchestrator.compress_v2"
-    data_in, tokens_in = _side(variant, f"{name}.in", invoice)
-    data_out, tokens_out = _side(variant, f"{name}.out", invoice)
+    if name == "verify":
+        data_in, tokens_in = _side(variant, "price.out", invoice)
+        data_out, tokens_out = verify_text.encode(), []
+    else:
+        data_in, tokens_in = _side(variant, f"{name}.in", invoice)
+        data_out, tokens_out = _side(variant, f"{name}.out", invoice)
+    if name == "write" and empty:
+        data_out, tokens_out = b"", []
     if status == "error":
         data_out, tokens_out = None, []
     row = {
@@ -159,7 +200,7 @@ def _handoff_row(
         "from_step": from_step,
         "to_step": to_step,
         "kind": kind,
-        "parent_handoff_id": f"hf-{seq - 1}" if seq > 1 else None,
+        "parent_handoff_id": ("hf-4" if name == "verify" else f"hf-{seq - 1}") if seq > 1 else None,
         "fan_in": [],
         "ts": ts,
         "duration_ms": 120.0 * seq,
@@ -184,9 +225,29 @@ def _handoff_row(
         "tier": "full",
         "attributes": {},
         "writer": WRITER,
-        "schema_version": 1,
+        "schema_version": 2,
+        "verdict": _verdict_of(verify_text) if name == "verify" else None,
+        "verdict_reason": verify_text if name == "verify" else None,
+        "output_empty": None if data_out is None else is_empty_output(data_out),
+        "allow_empty": False,
     }
+    if name == "verify" and row["verdict"] == "broken":
+        row["status"] = "broken"
     return row, {"in": data_in, "out": data_out}
+
+
+def _verdict_of(text: str) -> str:
+    return "broken" if text == _BROKEN else "fail" if text.startswith("FAIL") else "pass"
+
+
+def _verify_text(rng: random.Random, terse: bool, broken: bool) -> str:
+    """The verifier's reply: a verdict and some reasoning (a few words only on a collapsed day)."""
+    if broken:
+        return _BROKEN
+    verdict = "FAIL" if rng.random() < 0.03 else "VERIFIED"
+    if terse:
+        return f"{verdict}: {rng.choice(_TERSE)}"
+    return f"{verdict}: " + "; ".join(rng.sample(_REASONS, rng.choice((2, 3, 3, 4)))) + "."
 
 
 class _Writer:
@@ -204,29 +265,59 @@ class _Writer:
             write_table(self.store, table, day, WRITER, 0, to_table(table, rows))
 
 
-def _variant_plan(rng: random.Random, runs: int) -> list[tuple[float, str]]:
+def _variant_plan(rng: random.Random, runs: int, days: float) -> list[tuple[float, str]]:
     """``(days ago, variant)`` for every run: the planted faults at fixed ages, the rest at random."""
-    plan = [(days, "fault") for days in FAULT_DAYS_AGO]
+    plan = [(ago, "fault") for ago in FAULT_DAYS_AGO if ago < days]
     others = ["partial"] * 12 + ["v2"] * 12 + ["kept"] * (runs // 10)
     others += ["clean"] * (runs - len(plan) - len(others))
-    plan += [(rng.uniform(0.0, 89.9), variant) for variant in others]
+    plan += [(rng.uniform(0.0, days - 0.1), variant) for variant in others]
     return sorted(plan, reverse=True)
 
 
-def _add_run(out: _Writer, pop: Population, rng: random.Random, days_ago: float, variant: str, n: int) -> None:
+@dataclass(frozen=True)
+class Silent:
+    """Issue 19's plan for a population: a verifier step, and which silent failures to plant where."""
+
+    verifier: bool = False
+    broken_runs: int = 0
+    empty_runs: int = 0
+    collapse_days_ago: int | None = None
+
+    def planted(self, rng: random.Random, plan: list[tuple[float, str]]) -> tuple[set[int], set[int]]:
+        """Indexes into ``plan`` of the broken-verifier runs and the empty-output runs (clean runs only)."""
+        clean = [n for n, (_, variant) in enumerate(plan) if variant == "clean"]
+        chosen = rng.sample(clean, self.broken_runs + self.empty_runs)
+        return set(chosen[: self.broken_runs]), set(chosen[self.broken_runs :])
+
+
+def _add_run(
+    out: _Writer,
+    pop: Population,
+    rng: random.Random,
+    days_ago: float,
+    variant: str,
+    n: int,
+    silent: Silent = Silent(),
+    planted: str = "",
+) -> None:
     start = pop.now - timedelta(days=days_ago)
     run_id, invoice, day = _run_id(rng, start), f"INV-{70000 + n}", start.strftime("%Y-%m-%d")
     full = days_ago < FULL_DAYS
     error = variant in ("clean", "kept") and rng.random() < 0.015
     fallback = variant in ("clean", "kept") and not error and rng.random() < 0.03
     pop.variants[variant].append(run_id)
+    collapsed = silent.collapse_days_ago is not None and int(days_ago) == silent.collapse_days_ago
+    for name in [planted] * bool(planted) + ["collapse"] * collapsed:
+        pop.variants[name].append(run_id)
+    text = _verify_text(rng, collapsed, planted == "broken") if silent.verifier else ""
     content_key = table_key("content", day, WRITER, 0)
-    for seq, step in enumerate(_STEPS, start=1):
-        if error and step[3] == "write":
+    steps = _STEPS + ((_VERIFY,) if silent.verifier else ())
+    for seq, step in enumerate(steps, start=1):
+        if error and step[3] in ("write", "verify"):
             break
         status = "error" if error and step[3] == "price" else "fallback" if fallback and step[3] == "validate" else "ok"
         ts = start + timedelta(milliseconds=200 * seq)
-        row, data = _handoff_row(run_id, seq, step, ts, invoice, variant, status)
+        row, data = _handoff_row(run_id, seq, step, ts, invoice, variant, status, text, planted == "empty")
         for side in ("in", "out"):
             ref = content_ref(content_key, run_id, row["handoff_id"], side) if full and data[side] is not None else None
             row["input_ref" if side == "in" else "output_ref"] = ref
@@ -276,17 +367,80 @@ def _add_run(out: _Writer, pop: Population, rng: random.Random, days_ago: float,
     )
 
 
-def build_population(root: str, *, runs: int = 6000, seed: int = 88214, now: datetime | None = None) -> Population:
-    """Write a generated store at ``root`` (a directory or store URL) and describe it."""
+def build_population(
+    root: str,
+    *,
+    runs: int = 6000,
+    seed: int = 88214,
+    now: datetime | None = None,
+    days: float = 90.0,
+    silent: Silent = Silent(),
+) -> Population:
+    """Write a generated store at ``root`` (a directory or store URL) over ``days`` before ``now`` and describe it."""
     began = time.perf_counter()
     rng = random.Random(seed)
     pop = Population(root, runs, now or datetime.now(timezone.utc))
     out = _Writer(open_store(root))
-    for n, (days_ago, variant) in enumerate(_variant_plan(rng, runs)):
-        _add_run(out, pop, rng, days_ago, variant, n)
+    plan = _variant_plan(rng, runs, days)
+    broken, empty = silent.planted(random.Random(seed + 19), plan)
+    for n, (days_ago, variant) in enumerate(plan):
+        planted = "broken" if n in broken else "empty" if n in empty else ""
+        _add_run(out, pop, rng, days_ago, variant, n, silent, planted)
     out.flush()
     pop.seconds = time.perf_counter() - began
     return pop
+
+
+MONTH = Silent(verifier=True, broken_runs=4, empty_runs=4, collapse_days_ago=12)
+
+
+@dataclass
+class Alarms:
+    """How one signal did over a population: alarms on planted runs (or days), planted ones missed, false alarms."""
+
+    caught: int = 0
+    missed: int = 0
+    false_alarms: int = 0
+    checked: int = 0  # results (checks) or windows (the collapse alert) evaluated
+
+
+def silent_alarms(pop: Population, days: int = 30) -> dict[str, Alarms]:
+    """Run verifier-broken and empty-output (``handoff check``), and output-collapse (one 24h window a day), over ``days``."""
+    from handoff.queries import connect
+    from handoff.queries.checks import registered_checks, run_checks
+    from handoff.queries.collapse import find_collapses
+
+    con = connect(pop.root)
+    checks = [c for c in registered_checks() if c.name in ("verifier-broken", "empty-output")]
+    found = {name: Alarms() for name in ("verifier-broken", "empty-output", "output-collapse")}
+    planted = {"verifier-broken": set(pop.variants["broken"]), "empty-output": set(pop.variants["empty"])}
+    failed: dict[str, set[str]] = {name: set() for name in planted}
+    for result in run_checks(con, since=timedelta(days=days), now=pop.now, checks=checks):
+        found[result.check].checked += 1
+        if result.status == "fail":
+            failed[result.check].add(result.run_id)
+    for name, runs in planted.items():
+        window = {r for r in runs if r in _runs_since(pop, days)}
+        found[name].caught = len(failed[name] & window)
+        found[name].missed = len(window - failed[name])
+        found[name].false_alarms = len(failed[name] - window)
+    collapse = found["output-collapse"]
+    for day in range(days):
+        alerts = find_collapses(con, since=timedelta(days=1), now=pop.now - timedelta(days=day))
+        collapse.checked += 1
+        planted_day = day == MONTH.collapse_days_ago and bool(pop.variants["collapse"])
+        hits = [a for a in alerts if planted_day and a.step == "verify"]
+        collapse.caught += len(hits)
+        collapse.missed += int(planted_day and not hits)
+        collapse.false_alarms += len(alerts) - len(hits)
+    return found
+
+
+def _runs_since(pop: Population, days: int) -> set[str]:
+    from ulid import ULID
+
+    start = pop.now - timedelta(days=days)
+    return {r for runs in pop.variants.values() for r in runs if ULID.from_str(r[4:]).datetime >= start}
 
 
 def main() -> None:
@@ -295,7 +449,17 @@ def main() -> None:
     parser.add_argument("root")
     parser.add_argument("--runs", type=int, default=6000)
     parser.add_argument("--seed", type=int, default=88214)
+    parser.add_argument("--month", action="store_true", help="a month (and its baseline week) with a verifier step")
     args = parser.parse_args()
+    if args.month:
+        pop = build_population(args.root, runs=args.runs, seed=args.seed, days=37, silent=MONTH)
+        print(f"wrote {pop.runs} runs over 37 days to {args.root} in {pop.seconds:.1f}s")
+        for name, found in silent_alarms(pop).items():
+            print(
+                f"{name}: {found.caught} planted caught, {found.missed} missed, "
+                f"{found.false_alarms} false alarms on clean traffic ({found.checked} evaluated)"
+            )
+        return
     pop = build_population(args.root, runs=args.runs, seed=args.seed)
     print(f"wrote {pop.runs} runs to {args.root} in {pop.seconds:.1f}s")
     print(f"planted INV-88214 fault runs ({len(pop.planted)}): " + " ".join(pop.planted))

@@ -22,22 +22,38 @@ def test_the_compressor_is_the_only_place_flagged_in_the_incident_run(demo):
     """On INV-88214 every edge passes and only the compressor's own input → output fails."""
     results = run_checks(connect(demo.store), run_id=demo.incident)
     assert _summary(results) == [
+        ("hf-1", None, "empty-output", "pass", ()),
         ("hf-2", "hf-1", "edge-constraints", "pass", ()),
+        ("hf-2", None, "empty-output", "pass", ()),
         ("hf-3", "hf-2", "edge-constraints", "pass", ()),
+        ("hf-3", None, "empty-output", "pass", ()),
         ("hf-3", None, "transform-constraints", "fail", INCIDENT_LOSS),
         ("hf-4", "hf-3", "edge-constraints", "pass", ()),
+        ("hf-4", None, "empty-output", "pass", ()),
         ("hf-5", "hf-4", "edge-constraints", "pass", ()),
+        ("hf-5", None, "empty-output", "pass", ()),
     ]
-    assert {r.severity for r in results} == {"HIGH"}
+    assert {(r.check, r.severity) for r in results} == {
+        ("edge-constraints", "HIGH"),
+        ("transform-constraints", "HIGH"),
+        ("empty-output", "MED"),
+    }
 
 
 def test_clean_invoices_pass_every_check(demo):
     """A run that lost nothing records passes only."""
     results = run_checks(connect(demo.store), run_id=demo.runs["INV-88209"])
-    assert [(r.check, r.status) for r in results] == [("edge-constraints", "pass")] * 2 + [
-        ("transform-constraints", "pass"),
-        ("edge-constraints", "pass"),
-        ("edge-constraints", "pass"),
+    assert [(r.handoff_id, r.check, r.status) for r in results] == [
+        ("hf-1", "empty-output", "pass"),
+        ("hf-2", "edge-constraints", "pass"),
+        ("hf-2", "empty-output", "pass"),
+        ("hf-3", "edge-constraints", "pass"),
+        ("hf-3", "empty-output", "pass"),
+        ("hf-3", "transform-constraints", "pass"),
+        ("hf-4", "edge-constraints", "pass"),
+        ("hf-4", "empty-output", "pass"),
+        ("hf-5", "edge-constraints", "pass"),
+        ("hf-5", "empty-output", "pass"),
     ]
 
 
@@ -49,7 +65,7 @@ def test_results_are_written_passes_included(demo_copy):
     rows = query(
         connect(store),
         'SELECT handoff_id, parent_handoff_id, "check", severity, status, lost FROM checks '
-        "ORDER BY handoff_id, parent_handoff_id NULLS LAST",
+        """WHERE "check" != 'empty-output' ORDER BY handoff_id, parent_handoff_id NULLS LAST""",
     )
     assert [tuple(row.values()) for row in rows] == [
         ("hf-2", "hf-1", "edge-constraints", "HIGH", "pass", []),
