@@ -50,7 +50,11 @@ CREATE EXTERNAL TABLE handoff.raw_handoffs (
   `tier` STRING,
   `attributes` MAP<STRING, STRING>,
   `writer` STRING,
-  `schema_version` SMALLINT
+  `schema_version` SMALLINT,
+  `verdict` STRING,
+  `verdict_reason` STRING,
+  `output_empty` BOOLEAN,
+  `allow_empty` BOOLEAN
 )
 PARTITIONED BY (`dt` DATE)
 STORED AS PARQUET
@@ -229,6 +233,10 @@ SELECT
   "attributes",
   "writer",
   "schema_version",
+  "verdict",
+  "verdict_reason",
+  "output_empty",
+  "allow_empty",
   "dt"
 FROM (
   SELECT

@@ -52,6 +52,10 @@ CREATE TABLE handoff.raw_handoffs (
   `attributes` MAP<STRING, STRING>,
   `writer` STRING,
   `schema_version` SMALLINT,
+  `verdict` STRING,
+  `verdict_reason` STRING,
+  `output_empty` BOOLEAN,
+  `allow_empty` BOOLEAN,
   `dt` DATE
 )
 USING PARQUET
@@ -182,6 +186,10 @@ SELECT
   `attributes`,
   `writer`,
   `schema_version`,
+  `verdict`,
+  `verdict_reason`,
+  `output_empty`,
+  `allow_empty`,
   `dt`
 FROM (
   SELECT

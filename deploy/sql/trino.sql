@@ -53,6 +53,10 @@ CREATE TABLE handoff.raw_handoffs (
   "attributes" MAP(VARCHAR, VARCHAR),
   "writer" VARCHAR,
   "schema_version" SMALLINT,
+  "verdict" VARCHAR,
+  "verdict_reason" VARCHAR,
+  "output_empty" BOOLEAN,
+  "allow_empty" BOOLEAN,
   "dt" DATE
 )
 WITH (
@@ -213,6 +217,10 @@ SELECT
   "attributes",
   "writer",
   "schema_version",
+  "verdict",
+  "verdict_reason",
+  "output_empty",
+  "allow_empty",
   "dt"
 FROM (
   SELECT

@@ -174,7 +174,7 @@ def test_views_rendered_for_duckdb_return_exactly_the_rows_of_handoff_sql(sql_st
         "content": {"n": 58, "missing": 0, "extra": 0},
         "runs": {"n": 6, "missing": 0, "extra": 0},
         "events": {"n": 0, "missing": 0, "extra": 0},
-        "checks": {"n": 25, "missing": 0, "extra": 0},
+        "checks": {"n": 50, "missing": 0, "extra": 0},
         "annotations": {"n": 0, "missing": 0, "extra": 0},
         "edges": {"n": 23, "missing": 0, "extra": 0},
     }
