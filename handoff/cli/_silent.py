@@ -49,3 +49,17 @@ def print_coverage(coverage: list, as_markdown: bool) -> None:
     for v in coverage:
         if v.broken or v.unverdicted:
             click.echo(("- " if as_markdown else "") + v.summary())
+
+
+def coverage_json(v) -> dict:
+    """One verifier step's coverage as ``handoff health --json`` prints it."""
+    return {
+        "step": v.step,
+        "runs": v.runs,
+        "verified": v.verified,
+        "pass": v.passed,
+        "fail": v.failed,
+        "broken": v.broken,
+        "no_verdict": v.unverdicted,
+        "coverage": round(v.coverage, 4),
+    }

@@ -18,7 +18,7 @@ import click
 from handoff.cli._common import errors_as_click, open_views
 from handoff.cli._options import json_option, markdown_option, since_option, store_option
 from handoff.cli._render import markdown_table, print_json, print_table
-from handoff.cli._silent import print_collapses, print_coverage
+from handoff.cli._silent import coverage_json, print_collapses, print_coverage
 from handoff.cli.diff import diff_command
 
 #: Scans with more rows than this show a progress bar (on a terminal only).
@@ -445,19 +445,7 @@ def health_command(
                     }
                     for s in steps
                 ],
-                "verification": [
-                    {
-                        "step": v.step,
-                        "runs": v.runs,
-                        "verified": v.verified,
-                        "pass": v.passed,
-                        "fail": v.failed,
-                        "broken": v.broken,
-                        "no_verdict": v.unverdicted,
-                        "coverage": round(v.coverage, 4),
-                    }
-                    for v in coverage
-                ],
+                "verification": [coverage_json(v) for v in coverage],
                 "breakers": [t.as_dict() for t in trips],
             }
         )
