@@ -20,7 +20,7 @@ def test_incident_run_page_marks_the_compressor_edge_and_its_lost_qualifier(page
     page.goto(f"{demo_url}/runs/{demo_store.incident}")
     assert page.title() == f"Run {demo_store.incident} · handoff"
     assert edge_states(page) == [
-        ["hf-1", "edge unchecked"],
+        ["hf-1", "edge pass"],  # empty-output ran on it
         ["hf-2", "edge pass"],
         ["hf-3", "edge fail"],
         ["hf-4", "edge pass"],
