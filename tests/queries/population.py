@@ -40,7 +40,7 @@ import json
 import random
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from functools import cache
 from typing import Any
@@ -77,6 +77,7 @@ class Population:
     now: datetime
     variants: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     seconds: float = 0.0
+    collapse_days_ago: int | None = None  # the day planted with a collapse, if any
 
     @property
     def planted(self) -> list[str]:
@@ -379,7 +380,7 @@ def build_population(
     """Write a generated store at ``root`` (a directory or store URL) over ``days`` before ``now`` and describe it."""
     began = time.perf_counter()
     rng = random.Random(seed)
-    pop = Population(root, runs, now or datetime.now(timezone.utc))
+    pop = Population(root, runs, now or datetime.now(timezone.utc), collapse_days_ago=silent.collapse_days_ago)
     out = _Writer(open_store(root))
     plan = _variant_plan(rng, runs, days)
     broken, empty = silent.planted(random.Random(seed + 19), plan)
@@ -428,7 +429,7 @@ def silent_alarms(pop: Population, days: int = 30) -> dict[str, Alarms]:
     for day in range(days):
         alerts = find_collapses(con, since=timedelta(days=1), now=pop.now - timedelta(days=day))
         collapse.checked += 1
-        planted_day = day == MONTH.collapse_days_ago and bool(pop.variants["collapse"])
+        planted_day = day == pop.collapse_days_ago and bool(pop.variants["collapse"])
         hits = [a for a in alerts if planted_day and a.step == "verify"]
         collapse.caught += len(hits)
         collapse.missed += int(planted_day and not hits)
@@ -450,9 +451,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=6000)
     parser.add_argument("--seed", type=int, default=88214)
     parser.add_argument("--month", action="store_true", help="a month (and its baseline week) with a verifier step")
+    parser.add_argument(
+        "--collapse-days-ago",
+        type=int,
+        default=MONTH.collapse_days_ago,
+        help="with --month: the collapsed day (0: the last 24h)",
+    )
     args = parser.parse_args()
     if args.month:
-        pop = build_population(args.root, runs=args.runs, seed=args.seed, days=37, silent=MONTH)
+        silent = replace(MONTH, collapse_days_ago=args.collapse_days_ago)
+        pop = build_population(args.root, runs=args.runs, seed=args.seed, days=37, silent=silent)
         print(f"wrote {pop.runs} runs over 37 days to {args.root} in {pop.seconds:.1f}s")
         for name, found in silent_alarms(pop).items():
             print(
