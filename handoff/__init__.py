@@ -82,6 +82,32 @@ def shutdown(timeout_s: float = 30.0) -> bool:
     return done
 
 
+def replay(
+    run_id: str,
+    handoff_id: str,
+    times: int = 20,
+    target: str | None = None,
+    *,
+    concurrency: int = 1,
+    model: str | None = None,
+    allow_side_effects: bool = False,
+) -> Any:
+    """Replay a recorded handoff ``times`` times on its stored input and score what each replay kept.
+
+    Imports the step's function by its recorded ``module:qualname`` (or ``target``, to try a fix):
+    this runs that module's code. The replays are recorded as a new run linked to the original
+    (``replay_of``); the original run is never written. Returns a
+    :class:`~handoff.replays.ReplayReport`: per constraint the original lost, in how many replays
+    the output kept it; distinct outputs; how many reproduce the original output by digest;
+    errors per exception type. See :func:`handoff.replays.replay`.
+    """
+    from handoff.replays import replay as replay_handoff
+
+    return replay_handoff(
+        run_id, handoff_id, times, target, concurrency=concurrency, model=model, allow_side_effects=allow_side_effects
+    )
+
+
 def stats() -> dict[str, int]:
     """Return this process's recorder counters: enqueued, written, spooled, retried, dropped, errors."""
     from handoff.capture.recorder import get_recorder
@@ -101,6 +127,7 @@ __all__ = [
     "flush",
     "inject",
     "record",
+    "replay",
     "run",
     "shutdown",
     "stats",

@@ -8,8 +8,11 @@ per 7.2(b)": the pricer then applies the 9.1% surcharge to the full subtotal.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import random
+import threading
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -134,23 +137,68 @@ def _validate_for(inv: Invoice):
     return respond
 
 
-def compress_report(report: str, budget_tokens: int = COMPRESS_BUDGET_TOKENS) -> str:
-    """``orchestrator.compress_v3``: keep bullet facts, then prose sentences, within the token budget.
+def compress_report(report: str, budget_tokens: int = COMPRESS_BUDGET_TOKENS, *, conclusions_first: bool = True) -> str:
+    """``orchestrator.compress_v3``: keep bullet facts, then prose paragraphs, within the token budget.
 
-    Prose is cut at the budget, from the end: on a long report the qualifier in the notes is lost.
+    Prose is cut at the budget. v3 takes the latest paragraphs first (``conclusions_first``):
+    on a long report the qualifier at the top of the notes is the first thing lost.
     """
     budget = budget_tokens * 4
     facts = [line[2:] for line in report.splitlines() if line.startswith("- ")]
     brief = "BRIEF\n" + "\n".join(facts) + "\n"
     notes = report.split("Notes:\n", 1)[1] if "Notes:\n" in report else ""
     paragraphs = [p.strip() for p in notes.split("\n\n") if p.strip()]
-    # v3 keeps the most recent notes first: later paragraphs are usually the conclusions.
+    ordered = list(reversed(paragraphs)) if conclusions_first else paragraphs
     kept = []
-    for paragraph in reversed(paragraphs):
+    for paragraph in ordered:
         if len(brief) + sum(len(k) + 1 for k in kept) + len(paragraph) + 1 > budget:
             break
         kept.append(paragraph)
-    return brief + "\n".join(reversed(kept))
+    return brief + "\n".join(reversed(kept) if conclusions_first else kept)
+
+
+class SampledChoice:
+    """A seeded stand-in for a model's sampling: whether one call takes the less likely path.
+
+    The draw for the n-th call on the same text within one run is fixed by ``seed``, the text's
+    digest and n, so a run records the same thing every time, and twenty replays in a new run
+    make the same twenty draws on any machine.
+    """
+
+    def __init__(self, seed: str, probability: float) -> None:
+        self.seed = seed
+        self.probability = probability
+        self._lock = threading.Lock()
+        self._calls: dict[tuple[str | None, str], int] = {}
+
+    def draw(self, text: str) -> bool:
+        """``True`` with ``probability`` for this call (the n-th on ``text`` in the current run)."""
+        current = handoff.current()
+        key = (current.run_id if current is not None else None, hashlib.sha256(text.encode()).hexdigest())
+        with self._lock:
+            if key[0] not in {run for run, _ in self._calls}:
+                self._calls = {k: v for k, v in self._calls.items() if k[0] is None}  # only the current run's
+            n = self._calls.get(key, 0)
+            self._calls[key] = n + 1
+        return random.Random(f"{self.seed}:{key[1]}:{n}").random() < self.probability
+
+
+#: How often compress_v3's sampling happens to lead with the qualifier paragraph (a minority of calls).
+QUALIFIER_FIRST = SampledChoice("compress_v3:3", 0.3)
+
+
+@handoff.step(to="orchestrator.compress_v3", kind="transform")
+def compress(report: str) -> str:
+    """The compressor between validate and price: usually v3's latest-notes-first cut, sometimes not."""
+    return compress_report(report, conclusions_first=not QUALIFIER_FIRST.draw(report))
+
+
+def compress_v4(report: str) -> str:
+    """The fix: keep the notes in the order written, so a qualifier at the top survives the budget.
+
+    ``handoff replay <run> hf-3 --target handoff.demo:compress_v4`` tries it on the stored input.
+    """
+    return compress_report(report, conclusions_first=False)
 
 
 def _price(prompt: str) -> str:
@@ -212,10 +260,6 @@ def build_pipeline(inv: Invoice):
     )
     def validate(prompt: str) -> str:
         return _call(validator, prompt)
-
-    @handoff.step(to="orchestrator.compress_v3", kind="transform")
-    def compress(report: str) -> str:
-        return compress_report(report)
 
     @handoff.step(to="price", model=pricer.name, prompt_pack="receivables@4", template="prompts/price.j2@9f1c2ab")
     def price(prompt: str) -> str:

@@ -12,7 +12,8 @@ people through the CLI and through code that reads the store.
     │   ├── HandoffNotFound        no such handoff in a run (carries ``run_id``, ``handoff_id``)
     │   └── ContentGone            the content was dropped by retention or never stored
     ├── QueryError                 a DuckDB query failed (bad ``--where``, bad SQL)
-    └── LockHeld                   another job holds the retention lock
+    ├── LockHeld                   another job holds the retention lock
+    └── ReplayError                a recorded step cannot be replayed (carries ``run_id``, ``handoff_id``)
 """
 
 from __future__ import annotations
@@ -74,3 +75,12 @@ class QueryError(HandoffError):
 
 class LockHeld(HandoffError):
     """Another job holds the lock this job needs."""
+
+
+class ReplayError(HandoffError):
+    """A recorded handoff cannot be replayed: its step cannot be imported, or its arguments rebuilt."""
+
+    def __init__(self, message: str, *, run_id: str | None = None, handoff_id: str | None = None) -> None:
+        super().__init__(message)
+        self.run_id = run_id
+        self.handoff_id = handoff_id

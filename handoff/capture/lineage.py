@@ -24,6 +24,10 @@ from typing import Any, Protocol
 
 from handoff.capture.context import RunState
 
+#: ``parent=ROOT``: the handoff has no parent and is nobody's retry, whatever its input
+#: (a replay: each call is a fresh delegation of a stored input, not a child of the previous one).
+ROOT: Any = type("Root", (), {"__repr__": lambda self: "ROOT", "__slots__": ()})()
+
 
 class Enclosing(Protocol):
     """The handoff in progress around a new one (a :class:`~handoff.capture.handle.Handle`)."""
@@ -64,6 +68,8 @@ def infer_lineage(
     further parents given with it; ``enclosing`` is the handoff active when this one began.
     Records the attempt in ``run``, so call it once per handoff.
     """
+    if parent is ROOT:
+        return Lineage(None, _producer(run, None, from_, enclosing))
     parent_id, matched = _parent(run, data, sha, parent, enclosing)
     attempt, retry_of = run.attempt_for((to, parent_id, sha), handoff_id)
     further = list(fan_in or ()) if parent is not None else matched

@@ -23,6 +23,7 @@ class StepSpec:
         "render",
         "render_output",
         "allow_empty",
+        "replay",
     )
 
     def __init__(
@@ -37,6 +38,7 @@ class StepSpec:
         render: Callable[..., Rendered] | None,
         render_output: Callable[[Any], Rendered],
         allow_empty: bool = False,
+        replay: Callable[[Any], Any] | None = None,
     ) -> None:
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
@@ -52,6 +54,8 @@ class StepSpec:
         self.render = render
         self.render_output = render_output
         self.allow_empty = bool(allow_empty)
+        #: ``replay=``: rebuilds ``(args, kwargs)`` from a stored input (``handoff replay``).
+        self.replay = replay
 
 
 def merge_config(

@@ -17,6 +17,7 @@ from handoff.capture.context import current_run
 from handoff.capture.handle import Handle, current_handle, open_handle
 from handoff.capture.recorder import get_recorder
 from handoff.capture.render import make_input_renderer, make_output_renderer, render_stream, render_value
+from handoff.capture.replayable import REPLAY_KEY, describe_replay
 from handoff.capture.spec import StepSpec, merge_config
 from handoff.diagnostics import warn_once
 from handoff.model import Event
@@ -41,6 +42,7 @@ def step(
     parent: Any = None,
     render: Callable[..., Any] | None = None,
     render_output: Callable[[Any], Any] | None = None,
+    replay: Callable[[Any], Any] | None = None,
     scrub: bool = True,
     allow_empty: bool = False,
     config: dict[str, Any] | None = None,
@@ -52,36 +54,48 @@ def step(
     output is what it yielded, recorded when it ends or is closed early). The input is the
     single argument (after ``self``), or ``{name: value}`` of all arguments, rendered as
     UTF-8 text, raw bytes or canonical JSON; ``render=`` receives the call's arguments and
-    returns what the consumer really saw. ``scrub=False`` opts this step out of scrubbing;
-    ``allow_empty=True`` says an empty output is a normal answer here (no ``empty-output`` check).
-    A call that raises is recorded as ``status=error`` and the exception re-raised unchanged.
+    returns what the consumer really saw, and ``replay=`` (a ``callable(stored_input) ->
+    (args, kwargs)``) rebuilds the arguments from it for ``handoff replay``. ``scrub=False``
+    opts this step out of scrubbing; ``allow_empty=True`` says an empty output is a normal answer
+    here (no ``empty-output`` check). A call that raises is recorded as ``status=error`` and the
+    exception re-raised unchanged. The function's import path and how its input maps to its
+    arguments are recorded in the config, under ``"replay"``.
     """
 
     def decorate(fn: F) -> F:
+        recorded = merge_config(model, effort, prompt_pack, template, config)
+        recorded[REPLAY_KEY] = describe_replay(fn, render, replay)
         spec = StepSpec(
             to or fn.__name__,
             from_,
             kind,
             parent,
-            merge_config(model, effort, prompt_pack, template, config),
+            recorded,
             attributes,
             scrub,
             make_input_renderer(fn, render),
             make_output_renderer(render_output),
             allow_empty,
+            replay,
         )
-        if inspect.isasyncgenfunction(fn):
-            return _wrap_async_gen(fn, spec)  # type: ignore[return-value]
-        if inspect.isgeneratorfunction(fn):
-            return _wrap_gen(fn, spec)  # type: ignore[return-value]
-        if inspect.iscoroutinefunction(fn):
-            return _wrap_async(fn, spec)  # type: ignore[return-value]
-        return _wrap_sync(fn, spec)  # type: ignore[return-value]
+        wrapper = _wrap(fn, spec)
+        wrapper.__handoff_step__ = spec  # type: ignore[attr-defined] # what handoff replay calls it with
+        return wrapper  # type: ignore[return-value]
 
     if callable(to) and not isinstance(to, str):
         fn, to = to, None
         return decorate(fn)  # type: ignore[return-value]
     return decorate
+
+
+def _wrap(fn: Callable[..., Any], spec: StepSpec) -> Callable[..., Any]:
+    if inspect.isasyncgenfunction(fn):
+        return _wrap_async_gen(fn, spec)
+    if inspect.isgeneratorfunction(fn):
+        return _wrap_gen(fn, spec)
+    if inspect.iscoroutinefunction(fn):
+        return _wrap_async(fn, spec)
+    return _wrap_sync(fn, spec)
 
 
 def _begin(spec: StepSpec, args: tuple, kwargs: dict) -> Handle | None:

@@ -53,6 +53,10 @@ def _register() -> None:
     for _command in (_retention.retention, _retention.pin_command, _retention.unpin_command):
         main.add_command(_command)
 
+    from handoff.cli import replay as _replay
+
+    main.add_command(_replay.replay_command)
+
     from handoff.cli import ui as _ui
 
     main.add_command(_ui.ui_command)
