@@ -113,13 +113,25 @@ def run_calls(
 ) -> list[ReplayCall]:
     """Call ``invoke`` ``times`` times (``shape`` says what it returns); return the calls in index order."""
     if shape in ("async", "asyncgen"):
-        return asyncio.run(_gather(spec, stored, invoke, render, shape, times, concurrency))
+        replays = _gather(spec, stored, invoke, render, shape, times, concurrency)
+        if not _loop_running():
+            return asyncio.run(replays)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="handoff-replay") as pool:  # a notebook's own loop
+            return pool.submit(contextvars.copy_context().run, asyncio.run, replays).result()
     with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="handoff-replay") as pool:
         futures = [
             pool.submit(contextvars.copy_context().run, _sync_once, spec, stored, invoke, render, shape, index)
             for index in range(times)
         ]
         return [future.result() for future in futures]
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 async def _gather(

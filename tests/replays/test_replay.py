@@ -202,3 +202,14 @@ def test_pseudonyms_in_the_stored_input_are_counted(store):
     )
     report = handoff.replay(run_id, "hf-1", times=1)
     assert report.pseudonyms == 2
+
+
+def test_a_coroutine_step_replays_from_inside_a_running_event_loop(store):
+    """handoff.replay of an async step works where a loop already runs (a notebook), on a loop of its own."""
+    run_id = record(lambda: asyncio.run(steps.compress_async(steps.REPORT)))
+
+    async def from_a_notebook():
+        return handoff.replay(run_id, "hf-1", times=2)
+
+    report = asyncio.run(from_a_notebook())
+    assert (report.ok, report.original_reproduced) == (2, 2)
