@@ -10,7 +10,9 @@ Two corpora are generated deterministically from the payloads in ``tests/data/sc
 * ``json``: tool-call payloads, lists of CRM records with per-record values, through
   ``scrub_bytes(..., "application/json")``;
 * ``unique``: generated log and ticket lines in which no line repeats and two in five hold a
-  value to redact, the worst case for the line cache.
+  value to redact, the worst case for the line cache;
+* ``adversarial``: 100 KB dotted tokens near trigger words and 80 KB of colon soup
+  (:func:`adversarial_blobs`, shapes that once made regexes backtrack for minutes).
 
 Stock Presidio (every predefined recognizer, ``analyze`` then ``anonymize``) runs on a slice of
 the repeated corpus for comparison. Run::
@@ -164,6 +166,19 @@ def json_corpus(corpus_mb: float, seed: int = 13) -> list[bytes]:
     return payloads
 
 
+def adversarial_blobs(seed: int = 3) -> list[str]:
+    """Long lines without spaces that have made regexes and the context lookup backtrack: dotted tokens
+    after "pass" and "token", a dotted run before "@", a URL with 100 KB of userinfo, IPv6-like colons."""
+    rng = random.Random(seed)
+    return [
+        "pass" + ".a-b" * 25_000,
+        "token " + "x." * 30_000,
+        "a." * 50_000 + "@b",
+        "https://" + "a" * 50_000 + ":" + "b" * 50_000,
+        "".join(rng.choice("://@a:") for _ in range(80_000)),
+    ]
+
+
 def _throughput(function, payloads: list[str]) -> float:
     size = sum(len(p) if isinstance(p, bytes) else len(p.encode()) for p in payloads)
     start = time.process_time()  # CPU seconds of this process: the machine may be shared
@@ -207,6 +222,7 @@ def measure(corpus_mb: float = 4.0, stock_mb: float = 0.25) -> dict:
         "json_mb_s": round(
             _throughput(lambda p: Scrubber.scrub_bytes(json_scrubber, p, "application/json"), json_corpus(corpus_mb)), 2
         ),
+        "adversarial_mb_s": round(_throughput(Scrubber("bench").scrub_text, adversarial_blobs()), 2),
         "stock_presidio_mb_s": round(_throughput(_stock_presidio(), repeated_corpus(stock_mb)), 2)
         if stock_mb
         else None,

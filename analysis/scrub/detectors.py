@@ -21,6 +21,7 @@ from handoff.analysis.scrub.fields import (
 )
 from handoff.analysis.scrub.findings import Finding
 from handoff.analysis.scrub.identifiers import card_numbers, national_id_formats
+from handoff.analysis.scrub.keyed import keyed_tokens
 from handoff.analysis.scrub.people import cued_names, gazetteer_names, name_runs
 from handoff.analysis.scrub.tokens import secret_tokens, wallet_addresses
 from handoff.analysis.scrub.windows import aligned_lower
@@ -45,6 +46,7 @@ def local_findings(text: str, entities: frozenset[str]) -> list[Finding]:
         found += addresses(text, context=False)
     if "SECRET" in entities:
         found += (f for f in secret_tokens(text) if f.entity in entities)
+        found += keyed_tokens(text)
     if "CRYPTO" in entities and "0x" in text:
         found += wallet_addresses(text)
     if "PERSON" in entities and _has_capital(text):

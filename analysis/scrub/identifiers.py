@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from handoff.analysis.scrub.findings import Finding
 
-_CARD = re.compile(r"\d(?:[ \-]?\d){12,18}(?![\w\-]|\.\d)")
+_CARD = re.compile(r"\d(?:[ \-]?\d){12,18}(?![\w\-]|\.\d)|\d{4}\.\d{4}\.\d{4}\.\d{1,7}(?![\w\-]|\.\d)")
 _CARD_PREFIX = re.compile(r"4|5[1-5]|2[2-7]|3[47]|3[0689]|6(?:011|5|4[4-9]|22)|35")
 _FORMATS = (
     (re.compile(r"\d(?<![\w-]\d)\d{7}[ -]?[A-HJ-NP-TV-Z](?![\w-])"), "dni"),

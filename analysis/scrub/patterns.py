@@ -22,7 +22,9 @@ PHONE_MIN_DIGITS = 7
 _ASSIGN = r"""["']?\s*[:=]\s*"""
 _TOKEN_CHARS = r"[A-Za-z0-9\-._~+/]"
 # Key names are bounded ({0,40}): unbounded runs backtrack quadratically on long dotted tokens.
-_SECRET_KEY_NAMES = r"[A-Za-z0-9_.\-]{0,40}(?:secret|token|api_?key|apikey|private_?key|credentials?)[A-Za-z0-9_]{0,40}"
+_SECRET_KEY_NAMES = (
+    r"[A-Za-z0-9_.\-]{0,40}(?:secret|token|api[_ \-]?key|apikey|private_?key|credentials?)[A-Za-z0-9_]{0,40}"
+)
 _PASSWORD_KEY_NAMES = r"[A-Za-z0-9_.\-]{0,40}(?:password|passwd|passphrase|pwd)[A-Za-z0-9_]{0,40}"
 QUERY_KEYS = (
     r"token|access_token|refresh_token|id_token|auth_token|api_key|apikey|client_secret|"
@@ -103,7 +105,7 @@ SECRET_SPECS: tuple[SecretSpec, ...] = (
     SecretSpec(
         "UrlCredentialRecognizer",
         "URL_CREDENTIAL",
-        r"\b[a-zA-Z][a-zA-Z0-9+.\-]{0,20}://([^\s/:@\"']+:[^\s/@\"']+)@",
+        r"\b[a-zA-Z][a-zA-Z0-9+.\-]{0,20}://([^\s/:@\"']*:[^\s/@\"']+)@",
         0.95,
     ),
     SecretSpec(

@@ -20,7 +20,8 @@ _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(AIza[0-9A-Za-z_\-]{35}|https://hooks\.slack\.com/services/[A-Z0-9]+/[A-Z0-9]+/[A-Za-z0-9]+"
             r"|https://discord(?:app)?\.com/api/webhooks/\d+/[\w\-]+"
             r"|SG\.[\w\-]{22}\.[\w\-]{43}|\bnpm_[A-Za-z0-9]{36}\b|pypi-AgEIcHlwaS5vcmc[\w\-]{50,}|glpat-[\w\-]{20,}"
-            r"|whsec_[A-Za-z0-9]{24,}|\bhvs\.[A-Za-z0-9_\-]{24,}|shpat_[a-fA-F0-9]{32}|dop_v1_[a-f0-9]{64})"
+            r"|whsec_[A-Za-z0-9]{24,}|\bhvs\.[A-Za-z0-9_\-]{24,}|shpat_[a-fA-F0-9]{32}|dop_v1_[a-f0-9]{64}"
+            r"|\bkey-[0-9a-z]{32}\b|\bglptt-[0-9a-f]{40}\b)"
         ),
     ),
     (
@@ -43,12 +44,22 @@ _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "SECRET",
-        re.compile(r"(?:redis-cli|mysql|psql|mongo\w*)\b[^\n]*?[ \t]-(?:a|p)[ \t]+" + _QUOTED),
+        re.compile(
+            r"(?:redis-cli|mysql\w*|mariadb|psql|mongo\w*|docker|podman|helm|sshpass|nerdctl|buildah|skopeo)\b"
+            r"[^\n]*?[ \t]-(?:a[ \t]+|p[ \t]*)" + _QUOTED
+        ),
     ),
     ("SECRET", re.compile(r"curl\b[^\n]*?[ \t](?:-u|--user)[ \t]+[^:\s]+:" + _QUOTED)),
     (
         "PASSWORD",
-        re.compile(r"(?i:password|passcode|passphrase|pwd)\b[^\n:=]{0,40}?\b(?:is|was|:)[ \t]+[\"'“]?([^\s\"'”]{3,})"),
+        re.compile(
+            r"(?i:password|passcode|passphrase|pwd)\b[^\n:=]{0,40}?\b(?:is|was|:)[ \t]+"
+            r"(?:[\"'“]([^\"'”\n]{3,})[\"'”]|([^\s\"'”]{3,}))"
+        ),
+    ),
+    (
+        "PASSWORD",
+        re.compile(r"(?i:password|passcode|passphrase)[ \t]+(?=\S*\d)(?=\S*[A-Za-z])([^\s\"'”,;]{6,})"),
     ),
     ("SECRET", re.compile(r"\b\w*(?:session|sess|sid)\w*=([A-Za-z0-9%._\-]{16,})")),
     (
@@ -69,16 +80,35 @@ _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # only in windows around them (see :mod:`~handoff.analysis.scrub.windows`): (keywords, before, after).
 _WINDOWS: tuple[tuple[tuple[str, ...], int, int], ...] = (
     (
-        ("aiza", "hooks.slack.com", "discord", "sg.", "npm_", "pypi-", "glpat-", "whsec_", "hvs.", "shpat_", "dop_v1_"),
+        ("aiza", "hooks.slack.com", "discord", "sg.", "npm_", "pypi-", "glpat-", "whsec_", "hvs.", "shpat_", "dop_v1_")
+        + ("key-", "glptt-"),
         8,
         200,
     ),
     (("pass", "secret", "token", "key", "sid", "auth", "basic", "credential"), 80, 300),
     (("accountkey", "sharedaccess", "_auth", "_password"), 1, 300),
     (("--pass", "--token", "--api", "--secret", "--client-secret", "--auth", "--access"), 1, 300),
-    (("redis-cli", "mysql", "psql", "mongo"), 1, 400),
+    (
+        (
+            "redis-cli",
+            "mysql",
+            "mariadb",
+            "psql",
+            "mongo",
+            "docker",
+            "podman",
+            "helm",
+            "sshpass",
+            "nerdctl",
+            "buildah",
+            "skopeo",
+        ),
+        1,
+        400,
+    ),
     (("curl",), 1, 600),
     (("password", "passcode", "passphrase", "pwd"), 1, 160),
+    (("password", "passcode", "passphrase"), 1, 80),
     (("session", "sess", "sid"), 80, 300),
     (("x-api-key", "api-key", "x-auth-token", "authorization"), 2, 300),
     (("getenv", "environ.get"), 1, 300),
@@ -88,8 +118,8 @@ _TWILIO = re.compile(r"\b(?:AC|SK)[0-9a-f]{32}\b")
 _HEX32 = re.compile(r"[0-9a-f]{32}")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 _ETH = re.compile(r"\b0x[0-9a-fA-F]{40}\b")
-_PLACEHOLDER = re.compile(
-    r"^(?:<.*|\$\{.*|\{\{.*|\*+|x+|changeme|null|none|true|false|\d{1,5})$",
+_PLACEHOLDER = re.compile(  # Twilio message, call and number SIDs (SM…, CA…) are ids, not credentials
+    r"^(?:(?:SM|MM|CA|PN|RE|CF)[0-9a-f]{32}|<.*|\$\{.*|\{\{.*|\*+|x+|changeme|null|none|true|false|\d{1,5})$",
     re.IGNORECASE,
 )
 

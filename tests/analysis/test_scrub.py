@@ -11,12 +11,12 @@ import random
 import string
 import subprocess
 import sys
-import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from bench.scrub_throughput import adversarial_blobs
 from handoff.analysis.scrub import DEFAULT_ENTITIES, PII_ENTITIES, Finding, Scrubber
 from handoff.analysis.scrub.patterns import TEXT_ENTITIES
 from handoff.analysis.scrub.pseudonyms import normalized
@@ -312,22 +312,16 @@ def test_one_scrubber_shared_by_threads_gives_the_same_output(scrubber):
     assert parallel == [scrubber.scrub_text(text) for text in texts]
 
 
-def test_long_tokens_without_spaces_do_not_stall_scrubbing(scrubber):
-    """100 KB dotted tokens near trigger words and 80 KB of colon soup (shapes that made regexes and the
-    context lookup take minutes) scrub in seconds, and a real email after them is still found."""
-    rng = random.Random(3)
-    colons = "".join(rng.choice("://@a:") for _ in range(80_000))  # thousands of IPv6-like results on one line
-    blobs = [
-        "pass" + ".a-b" * 25_000,
-        "token " + "x." * 30_000,
-        "a." * 50_000 + "@b",
-        "https://" + "a" * 50_000 + ":" + "b" * 50_000,
-        colons,
-    ]
-    started = time.perf_counter()
+def test_long_tokens_without_spaces_scrub_to_their_findings(scrubber):
+    """100 KB dotted tokens near trigger words and 80 KB of colon soup (shapes that once made regexes
+    and the context lookup take minutes; their speed is in bench/scrub_throughput.py "adversarial")
+    scrub to their findings (the tokens stay, IPv6-like runs in the soup go), and a real email after
+    them is still found."""
+    blobs = adversarial_blobs()
+    email = " " + token("EMAIL_ADDRESS", "li.chen@fabrikam.de")
     scrubbed = [scrubber.scrub_text(blob + " li.chen@fabrikam.de") for blob in blobs]
-    assert time.perf_counter() - started < 15
-    assert [text.endswith(" " + token("EMAIL_ADDRESS", "li.chen@fabrikam.de")) for text in scrubbed] == [True] * 5
+    assert scrubbed[:4] == [blob + email for blob in blobs[:4]]
+    assert scrubbed[4].endswith(email) and scrubbed[4].count("<IP_ADDRESS:") > 0
 
 
 def test_entity_list_allow_list_and_custom_recognizers_are_configurable():
