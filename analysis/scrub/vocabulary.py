@@ -527,3 +527,19 @@ EPONYMOUS_BRANDS = frozenset(
     ]
     if brand.strip()
 )
+# More firms, health systems and brands whose names read as a given name and a surname.
+EPONYMOUS_BRANDS |= frozenset(
+    brand.strip()
+    for brand in """kaiser permanente|herman miller|eli lilly|thermo fisher|baker hughes|booz allen|grant thornton|
+    arthur andersen|ernst young|price waterhouse|jones lang lasalle|cushman wakefield|keller williams|
+    coldwell banker|sherwin williams|hewlett packard|procter gamble|philip morris|harley davidson|
+    wells fargo|dow jones|smith barney|dean witter|clifford chance|allen overy|baker mckenzie|
+    kirkland ellis|latham watkins|skadden arps|sullivan cromwell|morgan lewis|johns hopkins|henry ford health|
+    sutter health|baylor scott|black decker|john wiley|harper collins|simon schuster|william morris|
+    henry schein|charles river|emerson electric|tommy bahama|jack wolfskin|joe fresh|
+    edward jones|ronald mcdonald|carl zeiss|robert bosch|werner enterprises|
+    marcus millichap|colliers international|warner bros|warner music|walt disney|oscar mayer|
+    loblaw|hudson bay|thomson reuters|wolters kluwer|
+    bristol myers|bristol-myers squibb|abbott laboratories|jones day|hogan lovells|
+    """.split("|")
+) - {""}
