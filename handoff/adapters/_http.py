@@ -65,11 +65,18 @@ def model_of(body: bytes) -> str | None:
     return None if value is None else str(value)
 
 
+#: The config key under which a model call records what ``handoff replay`` needs to send it again.
+REPLAY_KEY = "replay"
+
+
 class _Call:
     """One HTTP exchange being recorded."""
 
-    def __init__(self, request: Any, to: str, from_: str | None, propagate: bool) -> None:
-        self.handle = open_handle(to, from_=from_, kind="agent", method=request.method, url_path=request.url.path)
+    def __init__(self, request: Any, to: str, from_: str | None, propagate: bool, sdk: str | None = None) -> None:
+        config = {REPLAY_KEY: {"sdk": sdk, "method": request.method, "path": request.url.path}} if sdk else None
+        self.handle = open_handle(
+            to, from_=from_, kind="agent", config=config, method=request.method, url_path=request.url.path
+        )
         self.body = request.content
         self.path = request.url.path
         self.chunks: list[bytes] = []
@@ -134,13 +141,21 @@ def _sync_transport(lib: ModuleType) -> type:
     class RecordingTransport(lib.BaseTransport):
         """Records every request sent through ``inner`` (default: a new ``HTTPTransport``) as a handoff."""
 
-        def __init__(self, inner: Any = None, *, name: Namer, from_: str | None = None, propagate: bool = True) -> None:
+        def __init__(
+            self,
+            inner: Any = None,
+            *,
+            name: Namer,
+            from_: str | None = None,
+            propagate: bool = True,
+            sdk: str | None = None,
+        ) -> None:
             self._inner = inner if inner is not None else lib.HTTPTransport()
-            self._name, self._from, self._propagate = name, from_, propagate
+            self._name, self._from, self._propagate, self._sdk = name, from_, propagate, sdk
 
         def handle_request(self, request: Any) -> Any:
             _read_body(request)
-            call = _Call(request, self._name(request), self._from, self._propagate)
+            call = _Call(request, self._name(request), self._from, self._propagate, self._sdk)
             try:
                 response = self._inner.handle_request(request)
             except Exception as exc:
@@ -175,16 +190,24 @@ def _async_transport(lib: ModuleType) -> type:
     class AsyncRecordingTransport(lib.AsyncBaseTransport):
         """The asyncio twin of ``RecordingTransport``."""
 
-        def __init__(self, inner: Any = None, *, name: Namer, from_: str | None = None, propagate: bool = True) -> None:
+        def __init__(
+            self,
+            inner: Any = None,
+            *,
+            name: Namer,
+            from_: str | None = None,
+            propagate: bool = True,
+            sdk: str | None = None,
+        ) -> None:
             self._inner = inner if inner is not None else lib.AsyncHTTPTransport()
-            self._name, self._from, self._propagate = name, from_, propagate
+            self._name, self._from, self._propagate, self._sdk = name, from_, propagate, sdk
 
         async def handle_async_request(self, request: Any) -> Any:
             try:
                 request.content  # noqa: B018 - as in _read_body
             except Exception:  # noqa: BLE001
                 await request.aread()
-            call = _Call(request, self._name(request), self._from, self._propagate)
+            call = _Call(request, self._name(request), self._from, self._propagate, self._sdk)
             try:
                 response = await self._inner.handle_async_request(request)
             except Exception as exc:

@@ -19,7 +19,7 @@ from typing import Any
 
 from handoff.adapters._http import Namer, http_lib, step_name, transport_classes
 
-__all__ = ["async_http_client", "async_transport", "http_client", "transport"]
+__all__ = ["async_http_client", "async_transport", "http_client", "http_module", "transport"]
 
 
 def _lib():
@@ -35,7 +35,7 @@ def transport(inner: Any = None, *, to: Namer | None = None, from_: str | None =
     ``propagate=False`` keeps trace headers and baggage off the wire.
     """
     sync_class, _ = transport_classes(_lib())
-    return sync_class(inner, name=to or step_name("anthropic"), from_=from_, propagate=propagate)
+    return sync_class(inner, name=to or step_name("anthropic"), from_=from_, propagate=propagate, sdk="anthropic")
 
 
 def async_transport(
@@ -43,7 +43,7 @@ def async_transport(
 ) -> Any:
     """The asyncio twin of :func:`transport`."""
     _, async_class = transport_classes(_lib())
-    return async_class(inner, name=to or step_name("anthropic"), from_=from_, propagate=propagate)
+    return async_class(inner, name=to or step_name("anthropic"), from_=from_, propagate=propagate, sdk="anthropic")
 
 
 def http_client(*, to: Namer | None = None, from_: str | None = None, propagate: bool = True, **kwargs: Any) -> Any:
@@ -62,3 +62,8 @@ def async_http_client(
     return anthropic.DefaultAsyncHttpxClient(
         transport=async_transport(to=to, from_=from_, propagate=propagate), **kwargs
     )
+
+
+def http_module() -> Any:
+    """The httpx module (httpx or httpx2) this SDK's client is built on (``handoff replay`` reads responses with it)."""
+    return _lib()

@@ -17,6 +17,7 @@ from handoff.capture.spec import StepSpec
 from handoff.errors import ReplayError
 from handoff.model import TEXT
 from handoff.replays.calls import ReplayCall, run_calls
+from handoff.replays.models import ModelPlan, recorded_call
 from handoff.replays.original import Original, load_original
 from handoff.replays.report import ReplayReport, count_pseudonyms, kept_counts, output_figures
 from handoff.replays.targets import Target, decode_input, load_target
@@ -97,18 +98,23 @@ class FunctionPlan:
         )  # fmt: skip
 
 
-def replay_spec(original: Original, path: str, render_output: Any) -> StepSpec:
+def replay_spec(original: Original, path: str, render_output: Any, model: str | None = None) -> StepSpec:
     """The spec every replayed call is recorded with: the original's names, kind and config, marked as a replay."""
     row = original.row
     config = dict(original.config)
     config[REPLAY_KEY] = {**(config.get(REPLAY_KEY) or {}), "callable": path, "of": original.ref}
+    if model is not None:
+        config["model"] = model
     attributes = {**(row.get("attributes") or {}), "replay_of": original.ref}
     return StepSpec(row["to_step"], row["from_step"], row["kind"], ROOT, config, attributes, True, None, render_output)
 
 
-def _plan(original: Original, target: str | None, model: str | None) -> FunctionPlan:
+def _plan(original: Original, target: str | None, model: str | None) -> FunctionPlan | ModelPlan:
     described = original.config.get(REPLAY_KEY) or {}
     step = original.row["to_step"]
+    model_call = recorded_call(original) if target is None else None
+    if model_call is not None:
+        return ModelPlan(original, *model_call, model, replay_spec)
     if target is None and described.get("input") == "render":
         raise ReplayError(
             f"step {step} renders its input with render= and declares no replay= to rebuild its arguments "
