@@ -10,6 +10,7 @@ clause references and invoice numbers are data and must survive it.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 
@@ -182,3 +183,58 @@ def payloads(size_bytes: int, count: int, seed: int = 3) -> list[str]:
     if size_bytes > len(SYSTEM_PROMPT) + 1024:
         return agent_prompts(count, size_bytes, seed)
     return [text[-size_bytes:] for text in agent_prompts(count, len(SYSTEM_PROMPT) + 2048, seed)]
+
+
+_CITIES = [
+    "Hamburg",
+    "Rotterdam",
+    "Antwerp",
+    "Gdansk",
+    "Lyon",
+    "Milan",
+    "Porto",
+    "Bilbao",
+    "Malmo",
+    "Tallinn",
+    "Cork",
+    "Graz",
+]
+_CLAUSES = ["7.2(b)", "7.2", "4.1(a)", "9.3", "11.4(c)", "3.2", "12.1(d)", "5.5(a)"]
+
+
+def _invoice_line(rng: random.Random, serial: int) -> str:
+    qty = rng.randint(1, 900)
+    unit = rng.randint(10, 90_000) + rng.randint(0, 99) / 100
+    day = f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+    origin, dest = rng.sample(_CITIES, 2)
+    return (
+        f"Line {serial}: {qty} x {rng.choice(_ITEMS)} {origin}-{dest} at {_money(unit)} = {_money(qty * unit)}, "
+        f"shipped {day}, rate {rng.randint(1, 40)}.{rng.randint(0, 9)}% per clause {rng.choice(_CLAUSES)}, ref SHP-{serial:07d}"
+    )
+
+
+def invoice_prompts(count: int, size_bytes: int = 10_240, seed: int = 11) -> list[str]:
+    """Return ``count`` invoice-like prompts of about ``size_bytes`` in which no two lines are alike.
+
+    Each holds amounts, dates, percentages, clause references, a name and an e-mail address, and
+    every line carries a serial number, so neither the scrubber's line cache nor constraint
+    extraction's piece cache ever hits: the writer's worst case, and the app-slowdown workload.
+    """
+    rng = random.Random(seed)
+    serial = itertools.count(1)
+    prompts = []
+    for n in range(count):
+        values = _values(rng)
+        lines = [
+            f"Invoice {values['invoice']}-{n} for {values['company']} (prompt {n}), issued {values['date']}, "
+            f"due {values['due']}; contact {values['name']} <{values['email']}>.",
+            f"Volume rebate tier {values['tier']} at {values['rebate_pct']}% on subtotal {values['subtotal']} (batch {n}); "
+            f"surcharge base is the rebated subtotal per 7.2(b) for invoice {values['invoice']}-{n}.",
+        ]
+        size = sum(len(line) + 1 for line in lines)
+        while size < size_bytes:
+            line = _invoice_line(rng, next(serial))
+            lines.append(line)
+            size += len(line) + 1
+        prompts.append("\n".join(lines))
+    return prompts

@@ -12,6 +12,7 @@ instrument                          kind                   meaning
 ``handoff.writer.retried``          ObservableCounter      spooled records later delivered
 ``handoff.writer.dropped``          ObservableCounter      records lost (queue and spool full)
 ``handoff.writer.capture_errors``   ObservableCounter      failures inside the recorder itself
+``handoff.writer.encode_errors``    ObservableCounter      records written without a value that could not be encoded
 ``handoff.writer.queued``           ObservableUpDownCounter records waiting in memory now
 ``handoff.spool.bytes``             ObservableUpDownCounter bytes waiting in the spool now
 ==================================  =====================  ======================================
@@ -31,6 +32,7 @@ COUNTERS = {
     "retried": "{record}",
     "dropped": "{record}",
     "capture_errors": "{error}",
+    "encode_errors": "{record}",
 }
 
 

@@ -16,15 +16,18 @@ import logging
 import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
+
+import pyarrow as pa
 
 from handoff.analysis.empty import is_empty_output
 from handoff.exporters.base import Record, StagedExporter
-from handoff.model import BINARY, SCHEMA_VERSION, TEXT, Event, Handoff, RunRecord
+from handoff.model import BINARY, SCHEMA_VERSION, TEXT, Event, Handoff, RunRecord, describe_error, describe_value
 from handoff.store.base import ObjectStore, PendingObject
 from handoff.store.blobs import encode_blob
 from handoff.store.layout import blob_key, content_ref, day_of_ns, table_key
-from handoff.store.tables import encode_parquet, to_table
+from handoff.store.tables import SCHEMAS, encode_parquet, to_table
 
 log = logging.getLogger("handoff.exporters")
 
@@ -43,6 +46,43 @@ def paragraph_tokens() -> Callable[[str], list[str]]:
     from handoff.analysis.constraints import extract_constraints
 
     return extract_constraints
+
+
+@dataclass
+class Analysis:
+    """What :meth:`StoreExporter.analyze` found for one record: scrubbed texts, stored sides and constraint tokens.
+
+    ``sides`` maps ``in``/``out`` to ``(stored bytes, scrub status, constraint tokens)``;
+    ``events`` are recorder events it raised (a payload whose scrubbing failed).
+    """
+
+    attributes: dict[str, str] = field(default_factory=dict)
+    error_message: str | None = None
+    sides: dict[str, tuple[bytes, str, list[str]]] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)
+    withheld: bool = False
+    capture_error: str | None = None
+
+
+def _unencodable_columns(table: str, row: dict[str, Any]) -> list[str]:
+    """The columns of ``row`` whose value the table's schema cannot hold (too large, wrong type)."""
+    schema = SCHEMAS[table]
+    left_out = []
+    for name in schema.names:
+        value = row.get(name)
+        if value is None:
+            continue
+        if pa.types.is_map(schema.field(name).type):
+            value = sorted((str(k), str(v)) for k, v in value.items())
+        try:
+            pa.array([value], type=schema.field(name).type)
+        except (pa.ArrowException, OverflowError, TypeError, ValueError):
+            left_out.append(name)
+    return left_out
+
+
+def _join_errors(*errors: str | None) -> str | None:
+    return "; ".join(error for error in errors if error) or None
 
 
 def _ts_us(ts_ns: int | None) -> int | None:
@@ -74,6 +114,8 @@ class StoreExporter(StagedExporter):
         self.inline_limit_bytes = inline_limit_bytes
         self._n = 0
         self._pool = None
+        #: Records written without a value they held that could not be encoded (see ``capture_error``).
+        self.encode_errors = 0
         from handoff.analysis.constraints import CONSTRAINTS_VERSION
 
         self._extract = paragraph_tokens()
@@ -82,28 +124,74 @@ class StoreExporter(StagedExporter):
     # -- prepare -------------------------------------------------------------------------
 
     def prepare(self, batch: Sequence[Record]) -> list[PendingObject]:
-        """Turn a batch into finished objects; content files come before the digest rows that name them."""
+        """Turn a batch into finished objects; content files come before the digest rows that name them.
+
+        One record that cannot be encoded never costs the rest of its batch: it is kept as what
+        can be encoded, with ``capture_error`` saying what was left out (counted in ``encode_errors``).
+        """
+        return self.assemble(batch, [self.analyze(record) for record in batch])
+
+    def analyze(self, record: Record) -> Analysis:
+        """The CPU work for one record, independent of every other: scrub its texts, extract constraints.
+
+        Safe to run in another process (the writer's pool): takes and returns plain data.
+        """
+        try:
+            if isinstance(record, Handoff):
+                return self._analyze_handoff(record)
+            return Analysis(
+                attributes=self._scrub_attrs(record.attributes),
+                error_message=self._scrub_text(getattr(record, "error_message", None)),
+            )
+        except Exception as exc:  # noqa: BLE001 - withhold what could not be analyzed, keep the record
+            return Analysis(withheld=True, capture_error=f"writer: {describe_error(exc)}")
+
+    def assemble(self, batch: Sequence[Record], analyses: Sequence[Analysis]) -> list[PendingObject]:
+        """Build and encode the batch's files from its records and their analyses (same order)."""
         rows: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
         content_keys: dict[str, str] = {}
         blobs: list[PendingObject] = []
-        events: list[Event] = [record for record in batch if isinstance(record, Event)]
-        for record in batch:
+        events: list[tuple[Event, Analysis]] = []
+        for record, analysis in zip(batch, analyses):
             if isinstance(record, Handoff):
                 day = day_of_ns(record.ts_ns)
                 if day not in content_keys:
                     content_keys[day] = self._next_key("content", day)
-                self._prepare_handoff(record, content_keys[day], rows[day], blobs, events)
+                self._add_handoff(record, analysis, content_keys[day], rows[day], blobs)
+                events += [
+                    (event, Analysis(attributes=event.attributes, error_message=event.error_message))
+                    for event in analysis.events
+                ]
             elif isinstance(record, RunRecord):
-                rows[day_of_ns(record.start_ns)]["runs"].append(self._run_row(record))
-        for event in events:
-            rows[day_of_ns(event.ts_ns)]["events"].append(self._event_row(event))
+                rows[day_of_ns(record.start_ns)]["runs"].append(self._run_row(record, analysis))
+            elif isinstance(record, Event):
+                events.append((record, analysis))
+        for event, analysis in events:
+            rows[day_of_ns(event.ts_ns)]["events"].append(self._event_row(event, analysis))
         objects = list(blobs)
         for day in sorted(rows):
             for table in ("content", "handoffs", "runs", "events"):
                 if rows[day].get(table):
                     key = content_keys[day] if table == "content" else self._next_key(table, day)
-                    objects.append(PendingObject(key, encode_parquet(to_table(table, rows[day][table]))))
+                    objects.append(PendingObject(key, encode_parquet(self._encode(table, rows[day][table]))))
         return objects
+
+    def _encode(self, table: str, rows: list[dict[str, Any]]) -> Any:
+        """The Arrow table of ``rows``; a row with a value its column cannot hold loses that value, not its batch."""
+        try:
+            return to_table(table, rows)
+        except (pa.ArrowException, OverflowError, TypeError, ValueError):
+            pass
+        for row in rows:
+            left_out = _unencodable_columns(table, row)
+            for name in left_out:
+                row[name] = None
+            if left_out and table == "handoffs":
+                self.encode_errors += 1
+                row["capture_error"] = _join_errors(
+                    row.get("capture_error"), f"not encodable, left out: {', '.join(left_out)}"
+                )
+        return to_table(table, rows)
 
     def _next_key(self, table: str, day: str) -> str:
         self._n += 1
@@ -118,7 +206,7 @@ class StoreExporter(StagedExporter):
             return "<withheld: scrubbing failed>"
 
     def _scrub_attrs(self, attrs: dict[str, str]) -> dict[str, str]:
-        return {key: self._scrub_text(str(value)) or "" for key, value in attrs.items()}
+        return {str(key): self._scrub_text(describe_value(value)) or "" for key, value in attrs.items()}
 
     def _stored_bytes(self, record: Handoff, raw: bytes, content_type: str, events: list[Event]) -> tuple[bytes, str]:
         if self.scrubber is None or not record.scrub:
@@ -144,23 +232,35 @@ class StoreExporter(StagedExporter):
             return []
         return self._extract(stored.decode("utf-8", errors="replace"))
 
-    def _prepare_handoff(
-        self,
-        record: Handoff,
-        content_key: str,
-        tables: dict[str, list[dict]],
-        blobs: list[PendingObject],
-        events: list[Event],
-    ) -> None:
-        day = day_of_ns(record.ts_ns)
-        row = self._handoff_row(record)
+    def _analyze_handoff(self, record: Handoff) -> Analysis:
+        analysis = Analysis(
+            attributes=self._scrub_attrs(record.attributes), error_message=self._scrub_text(record.error_message)
+        )
         for side, name in SIDES:
             raw: bytes | None = getattr(record, name)
             if raw is None:
                 continue
             content_type = getattr(record, f"{name}_content_type") or TEXT
-            stored, status = self._stored_bytes(record, raw, content_type, events)
-            row[f"{name}_constraints"] = self._constraints(stored, status)
+            stored, status = self._stored_bytes(record, raw, content_type, analysis.events)
+            analysis.sides[side] = (stored, status, self._constraints(stored, status))
+        return analysis
+
+    def _add_handoff(
+        self,
+        record: Handoff,
+        analysis: Analysis,
+        content_key: str,
+        tables: dict[str, list[dict]],
+        blobs: list[PendingObject],
+    ) -> None:
+        day = day_of_ns(record.ts_ns)
+        row = self._handoff_row(record, analysis)
+        for side, name in SIDES:
+            if getattr(record, name) is None:
+                continue
+            content_type = getattr(record, f"{name}_content_type") or TEXT
+            stored, status, constraints = analysis.sides.get(side) or (WITHHELD, "withheld", [])
+            row[f"{name}_constraints"] = constraints
             if len(stored) > self.inline_limit_bytes:
                 key = blob_key(day, record.run_id, record.handoff_id, side)
                 blobs.append(PendingObject(key, encode_blob(stored)))
@@ -181,8 +281,19 @@ class StoreExporter(StagedExporter):
             )
         tables["handoffs"].append(row)
 
-    def _handoff_row(self, record: Handoff) -> dict[str, Any]:
+    def _config_json(self, record: Handoff, errors: list[str]) -> str | None:
+        if not record.config:
+            return None
+        try:
+            return json.dumps(record.config, sort_keys=True, default=describe_value)
+        except (TypeError, ValueError, RecursionError) as exc:
+            errors.append(f"config not encodable: {describe_error(exc)}")
+            self.encode_errors += 1
+            return None
+
+    def _handoff_row(self, record: Handoff, analysis: Analysis) -> dict[str, Any]:
         estimated = record.input_tokens is None or record.output_tokens is None
+        errors = [error for error in (record.capture_error, analysis.capture_error) if error]
         return {
             "run_id": record.run_id,
             "handoff_id": record.handoff_id,
@@ -196,7 +307,7 @@ class StoreExporter(StagedExporter):
             "duration_ms": record.duration_ms,
             "status": record.status,
             "error_type": record.error_type,
-            "error_message": self._scrub_text(record.error_message),
+            "error_message": analysis.error_message,
             "input_sha256": record.input_sha256,
             "output_sha256": record.output_sha256,
             "digest_alg": record.digest_alg,
@@ -213,7 +324,7 @@ class StoreExporter(StagedExporter):
             "effort": record.effort,
             "prompt_pack": record.prompt_pack,
             "template": record.template,
-            "config": json.dumps(record.config, sort_keys=True, default=str) if record.config else None,
+            "config": self._config_json(record, errors),
             "attempt": record.attempt,
             "retry_of": record.retry_of,
             "trace_id": record.trace_id,
@@ -222,28 +333,29 @@ class StoreExporter(StagedExporter):
             "output_constraints": [],
             "constraints_version": self._constraints_version,
             "tier": "full",
-            "attributes": self._scrub_attrs(record.attributes),
+            "attributes": analysis.attributes,
             "writer": self.writer,
             "schema_version": SCHEMA_VERSION,
             "verdict": record.verdict,
             "verdict_reason": self._scrub_text(record.verdict_reason),
             "output_empty": None if record.output is None else is_empty_output(record.output),
             "allow_empty": record.allow_empty,
+            "capture_error": "; ".join(errors) or None,
         }
 
-    def _run_row(self, record: RunRecord) -> dict[str, Any]:
+    def _run_row(self, record: RunRecord, analysis: Analysis) -> dict[str, Any]:
         return {
             "run_id": record.run_id,
             "name": record.name,
             "start_ts": _ts_us(record.start_ns),
             "end_ts": _ts_us(record.end_ns),
             "status": record.status,
-            "attributes": self._scrub_attrs(record.attributes),
+            "attributes": analysis.attributes,
             "recorded_ts": _ts_us(record.recorded_ns),
             "writer": self.writer,
         }
 
-    def _event_row(self, event: Event) -> dict[str, Any]:
+    def _event_row(self, event: Event, analysis: Analysis) -> dict[str, Any]:
         return {
             "run_id": event.run_id,
             "handoff_id": event.handoff_id,
@@ -251,8 +363,8 @@ class StoreExporter(StagedExporter):
             "kind": event.kind,
             "name": event.name,
             "error_type": event.error_type,
-            "error_message": self._scrub_text(event.error_message),
-            "attributes": self._scrub_attrs(event.attributes),
+            "error_message": analysis.error_message,
+            "attributes": analysis.attributes,
             "writer": self.writer,
         }
 

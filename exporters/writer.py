@@ -212,6 +212,7 @@ class BatchStoreWriter:
     # -- spool ---------------------------------------------------------------------------
 
     def _prepare(self, batch: list[Record], exporter: StagedExporter) -> list | None:
+        before = getattr(exporter, "encode_errors", 0)
         try:
             return exporter.prepare(batch)
         except Exception as exc:  # noqa: BLE001 - a prepare bug must not kill the worker
@@ -219,6 +220,8 @@ class BatchStoreWriter:
             self.counters.add("export_failures")
             self._drop(len(batch), "a batch could not be prepared")
             return None
+        finally:
+            self.counters.add("encode_errors", getattr(exporter, "encode_errors", 0) - before)
 
     def _export_spooling(self, batch: list[Record], exporter: StagedExporter) -> None:
         objects = self._prepare(batch, exporter)

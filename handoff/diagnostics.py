@@ -46,7 +46,16 @@ def forget_warnings() -> None:
 class Counters:
     """What the writer did since the process started; read with :meth:`snapshot`."""
 
-    NAMES = ("enqueued", "written", "export_failures", "spooled", "retried", "dropped", "capture_errors")
+    NAMES = (
+        "enqueued",
+        "written",
+        "export_failures",
+        "spooled",
+        "retried",
+        "dropped",
+        "capture_errors",
+        "encode_errors",
+    )
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

@@ -9,6 +9,22 @@ from ulid import ULID
 
 RUN_PREFIX = "run_"
 
+#: How many times this process's ancestry has forked since ``handoff.ids`` was imported; a run
+#: continued in a forked child sees a new value and switches to ids of its own (see ``RunState``).
+_forks = [0]
+
+
+def _after_fork_in_child() -> None:
+    _forks[0] += 1
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def fork_generation() -> int:
+    """Return a number that changes in a child process after every ``os.fork()``."""
+    return _forks[0]
+
 
 def new_run_id() -> str:
     """Return a new run id: ``run_`` + a ULID, so ids sort by creation time."""

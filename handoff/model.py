@@ -68,6 +68,8 @@ class Handoff:
     verdict: str | None = None
     verdict_reason: str | None = None
     allow_empty: bool = False
+    #: What the recorder could not capture of this handoff (a failed render, bad usage), else ``None``.
+    capture_error: str | None = None
 
     def replace(self, **changes: Any) -> Handoff:
         """Return a copy with ``changes`` applied."""
@@ -116,8 +118,8 @@ class Event:
             name=name,
             ts_ns=time.time_ns(),
             error_type=type(error).__name__ if error is not None else None,
-            error_message=str(error) if error is not None else None,
-            attributes={str(k): str(v) for k, v in attributes.items()},
+            error_message=describe_error(error, with_type=False) if error is not None else None,
+            attributes={str(k): describe_value(v) for k, v in attributes.items()},
         )
 
     @classmethod
@@ -132,6 +134,20 @@ class Event:
             error_message=reason,
             attributes={"step": to_step},
         )
+
+
+def describe_error(exc: BaseException, *, with_type: bool = True) -> str:
+    """``"TypeName: message"`` (or the message alone) for ``exc``, even when its ``__str__`` raises."""
+    message = describe_value(exc)
+    return f"{type(exc).__name__}: {message}" if with_type else message
+
+
+def describe_value(value: Any) -> str:
+    """``str(value)``, or a placeholder naming its type when ``__str__`` raises (the recorder never raises)."""
+    try:
+        return str(value)
+    except Exception:  # noqa: BLE001 - a hostile __str__ must not break recording
+        return f"<{type(value).__name__}: str() failed>"
 
 
 #: Anything the capture side hands to the writer.

@@ -5,7 +5,9 @@ one, so queries open fewer objects. It is safe with concurrent readers and write
 it only ever adds a complete file before it removes anything:
 
 1. list the partition's files (files written later are simply not part of this round);
-2. read them, drop duplicate rows (same primary key, preferring what the query views prefer)
+2. read them, drop duplicate rows (same primary key, and for handoffs the same digests: rows
+   that share an id but not their bytes are a conflict ``fsck`` reports, and both are kept;
+   of true copies the one the query views prefer stays)
    and write the merged file under a new unique name, atomically (a day of one file is
    rewritten too when that file holds duplicates, such as a run's start and end rows written
    in one flush: a compacted day's raw files hold exactly the rows the views show);
@@ -36,7 +38,7 @@ from ulid import ULID
 
 from handoff.store.base import ObjectInfo, ObjectStore
 from handoff.store.layout import TABLES, day_of_key, table_key, table_prefix
-from handoff.store.tables import PRIMARY_KEYS, SCHEMAS, conform, dedup_order, encode_parquet, read_file
+from handoff.store.tables import DEDUP_KEYS, SCHEMAS, conform, dedup_order, encode_parquet, read_file
 
 #: Tables compaction merges (see the module docstring for why ``content`` is not one).
 COMPACTABLE = tuple(table for table in TABLES if table != "content")
@@ -72,7 +74,7 @@ def _is_compacted(key: str) -> bool:
 
 def _has_duplicates(store: ObjectStore, table: str, key: str) -> bool:
     """Whether the Parquet file ``key`` of ``table`` holds two rows with one primary key."""
-    keys = list(PRIMARY_KEYS[table])
+    keys = list(DEDUP_KEYS[table])
     rows = read_file(store, key, columns=keys)
     return rows.group_by(keys).aggregate([]).num_rows < rows.num_rows
 
@@ -89,7 +91,7 @@ def _merge(tables: list[pa.Table], table: str) -> pa.Table:
     import duckdb
 
     merged = pa.concat_tables([conform(table, t) for t in tables], promote_options="default")
-    keys = ", ".join(f'"{key}"' for key in PRIMARY_KEYS[table])
+    keys = ", ".join(f'"{key}"' for key in DEDUP_KEYS[table])
     order = dedup_order(table)
     con = duckdb.connect(":memory:")
     con.register("merged", merged)

@@ -6,13 +6,16 @@ Checks, over the day partitions in the window (``since``; all when ``None``):
 * ``missing-ref``: a handoff's ``input_ref``/``output_ref`` names a content row or blob that is not there;
 * ``corrupt-blob``: a large-payload blob that does not decompress;
 * ``digest-mismatch``: a content row whose bytes do not hash to the ``stored_sha256`` it was written with;
-* ``duplicate``: a ``(run_id, handoff_id, attempt)`` stored in more than one row (views hide it; repair
-  compacts the day);
+* ``duplicate``: a ``(run_id, handoff_id)`` stored in more than one row with the same digests: true
+  copies of one record, as when a writer retried a batch (views hide it; repair compacts the day);
+* ``conflict``: a ``(run_id, handoff_id)`` stored in rows whose digests differ: two different records
+  under one id (repair never removes either; the views show one of them);
 * ``temp-file``: a leftover temp file (local ``.tmp-*``) or an incomplete S3 multipart upload, older
   than ``temp_min_age_s`` (younger ones may belong to a writer at work: counted as ``in_progress``).
 
 Repair removes temp files and incomplete uploads older than ``temp_min_age_s`` (younger ones may
-belong to a writer at work) and compacts days with duplicates. Uploading the spool is the
+belong to a writer at work) and compacts days with true duplicates; compaction keeps rows whose
+digests differ, so a conflict is reported again, never resolved by deleting a record. Uploading the spool is the
 caller's part (``handoff fsck --repair`` does it first), since the spool belongs to the writer.
 """
 
@@ -74,8 +77,8 @@ class _Check:
         self.temp_min_age_s = temp_min_age_s
         self.report = FsckReport()
         self.content: dict[str, dict[str, bool]] = {}
-        self.handoff_keys: Counter[tuple[str, str, int]] = Counter()
-        self.handoff_days: dict[tuple[str, str, int], str] = {}
+        self.handoff_keys: dict[tuple[str, str], list[tuple[str | None, str | None]]] = defaultdict(list)
+        self.handoff_days: dict[tuple[str, str], str] = {}
         self.temps: list[tuple[str, float, str | None]] = []
 
     def problem(self, kind: str, where: str, detail: str) -> None:
@@ -123,10 +126,10 @@ class _Check:
                 )
 
     def check_handoffs(self, key: str) -> None:
-        table = self.read(key, ["run_id", "handoff_id", "attempt", "input_ref", "output_ref"])
+        table = self.read(key, ["run_id", "handoff_id", "input_sha256", "output_sha256", "input_ref", "output_ref"])
         for row in table.to_pylist() if table is not None else []:
-            ident = (row["run_id"], row["handoff_id"], int(row["attempt"] or 1))
-            self.handoff_keys[ident] += 1
+            ident = (row["run_id"], row["handoff_id"])
+            self.handoff_keys[ident].append((row["input_sha256"], row["output_sha256"]))
             self.handoff_days[ident] = str(day_of_key(key))
             self.report.handoffs += 1
             for ref in (row["input_ref"], row["output_ref"]):
@@ -156,10 +159,17 @@ class _Check:
             self.problem("missing-ref", self.store.uri(key), "the blob it names is not in the store")
 
     def check_duplicates(self) -> None:
-        for ident, count in sorted(self.handoff_keys.items()):
-            if count > 1:
+        for ident, digests in sorted(self.handoff_keys.items()):
+            if len(digests) < 2:
+                continue
+            where = "/".join(map(str, ident))
+            if len(set(digests)) == 1:
+                self.problem("duplicate", where, f"stored {len(digests)} times (day {self.handoff_days[ident]})")
+            else:
                 self.problem(
-                    "duplicate", "/".join(map(str, ident)), f"stored {count} times (day {self.handoff_days[ident]})"
+                    "conflict",
+                    where,
+                    f"{len(set(digests))} different records share this id (digests differ); not repaired",
                 )
 
     def check_temps(self) -> None:

@@ -69,6 +69,7 @@ HANDOFFS = pa.schema(
         ("verdict_reason", pa.string()),
         ("output_empty", pa.bool_()),
         ("allow_empty", pa.bool_()),
+        ("capture_error", pa.string()),
     ]
 )
 
@@ -156,6 +157,14 @@ PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     "events": ("run_id", "handoff_id", "ts", "name"),
     "checks": ("run_id", "handoff_id", "check", "checked_ts"),
     "annotations": ("run_id", "ts", "kind", "text"),
+}
+
+#: Columns that make two rows copies of one record, for compaction. For handoffs the digests too:
+#: two rows with one id but different bytes are different records (a conflict ``fsck`` reports),
+#: never merged into one; a batch written twice (a writer retried it) gives true copies.
+DEDUP_KEYS: dict[str, tuple[str, ...]] = {
+    **PRIMARY_KEYS,
+    "handoffs": ("run_id", "handoff_id", "input_sha256", "output_sha256"),
 }
 
 

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from handoff.ids import handoff_id, process_tag
+from handoff.ids import fork_generation, handoff_id, process_tag
 
 # How many recent outputs a run keeps for content-match parent inference.
 MATCH_WINDOW = 64
@@ -35,6 +35,7 @@ class RunState:
         self.remote_parent: str | None = None
         self._prefix = process_tag() if joined else ""
         self._seq = itertools.count(1)
+        self._generation = fork_generation()
         self._lock = threading.Lock()
         self._outputs: collections.deque[tuple[int, str, bytes]] = collections.deque(maxlen=MATCH_WINDOW)
         self._by_digest: dict[str, tuple[int, str]] = {}
@@ -43,7 +44,16 @@ class RunState:
         self._steps: dict[str, str] = {}
 
     def next_id(self) -> tuple[int, str]:
-        """Return the next ``(seq, handoff_id)``."""
+        """Return the next ``(seq, handoff_id)``.
+
+        In a child forked while the run was open, ids continue as ``hf-<process tag>-<seq>``, a
+        sequence of the child's own, so they can never collide with the parent's.
+        """
+        if self._generation != fork_generation():
+            # First id in a forked child (one thread so far): a lock held by a parent thread at
+            # fork time would never be released here, so the child takes a fresh one too.
+            self._lock = threading.Lock()
+            self._prefix, self._seq, self._generation = process_tag(), itertools.count(1), fork_generation()
         seq = next(self._seq)
         return seq, handoff_id(seq, self._prefix)
 

@@ -29,7 +29,7 @@ from handoff.capture.runs import end_run, start_run
 from handoff.capture.spec import StepSpec
 from handoff.diagnostics import warn_once
 from handoff.exporters.spans import span_ids
-from handoff.model import VERDICTS, Event, Handoff
+from handoff.model import VERDICTS, Event, Handoff, describe_error, describe_value
 
 #: The handoff active in this thread or task (``handoff.current()``).
 current_handle: contextvars.ContextVar[Handle | None] = contextvars.ContextVar("handoff_handle", default=None)
@@ -78,6 +78,7 @@ class Handle:
         "handoff_id", "ts_ns", "_t0", "_config", "_input", "_input_type", "_input_sha", "_output", "_output_type",
         "_output_sha", "_input_tokens", "_output_tokens", "_parent_id", "_fan_in", "_from", "_attempt",
         "_retry_of", "status", "_error", "_finished", "_tokens", "_span", "_span_name", "_verdict", "_verdict_reason",
+        "_input_failed", "_capture_errors",
     )  # fmt: skip
 
     def __init__(
@@ -124,6 +125,8 @@ class Handle:
         self._span_name = ""
         self._verdict: str | None = None
         self._verdict_reason: str | None = None
+        self._input_failed = False
+        self._capture_errors: list[str] = []
         if start_span:
             # Decorators pass False and start the span once the input is known (fewer attribute passes).
             self.start_span()
@@ -152,28 +155,30 @@ class Handle:
 
     def input(self, value: Any) -> None:
         """Set what the consumer received (str, bytes, or a JSON-able value)."""
-        self.guarded(lambda: self.set_input(render_value(value)))
+        self.guarded(lambda: self.render_input(lambda: render_value(value)))
 
     def output(self, value: Any) -> None:
         """Set what the consumer returned."""
-        self.guarded(lambda: self.set_output(self._spec.render_output(value)))
+        self.guarded(lambda: self.render_output(lambda: self._spec.render_output(value)))
 
     def usage(self, input_tokens: int | None = None, output_tokens: int | None = None) -> None:
-        """Record token usage reported by the model (otherwise it is estimated and flagged)."""
-        if input_tokens is not None:
-            self._input_tokens = int(input_tokens)
-        if output_tokens is not None:
-            self._output_tokens = int(output_tokens)
+        """Record token usage reported by the model (otherwise it is estimated and flagged).
+
+        A value that is not an integer is left out and noted in the record's ``capture_error``.
+        """
+        self.guarded(lambda: self._set_usage(input_tokens, output_tokens))
 
     def config(self, **values: Any) -> None:
         """Add config (``model``, ``effort``, ``prompt_pack``, ``template`` or anything else)."""
-        self._config.update(values)
+        self.guarded(lambda: self._config.update(values))
 
     def fallback(self, name: str, error: BaseException | None = None, **attributes: Any) -> None:
         """Record a named fallback on this handoff and mark it ``status=fallback``."""
         if self.status == "ok":
             self.status = "fallback"
-        self._recorder.submit(Event.fallback(self._run.run_id, name, error, attributes, self.handoff_id))
+        self.guarded(
+            lambda: self._recorder.submit(Event.fallback(self._run.run_id, name, error, attributes, self.handoff_id))
+        )
 
     def verdict(self, verdict: str, reason: str | None = None) -> None:
         """Record this step's verdict (``pass``, ``fail`` or ``broken``) and an event; the latest call wins.
@@ -188,26 +193,53 @@ class Handle:
             warn_once("handoff.verdict: unknown verdict ignored (use pass, fail or broken)")
             return
         self._verdict = verdict
-        self._verdict_reason = None if reason is None else describe_text(reason)
+        self._verdict_reason = None if reason is None else describe_value(reason)
         event = Event.verdict(self._run.run_id, self.handoff_id, verdict, self._verdict_reason, self._spec.to)
         self._recorder.submit(event)
 
     # -- lifecycle (the capture API and the adapters) -------------------------------------
 
     def guarded(self, action: Callable[[], None]) -> None:
-        """Run one lifecycle step; a failure inside the recorder is counted and logged once, never raised."""
+        """Run one lifecycle step; a failure inside the recorder is counted, logged once and noted
+        in the record's ``capture_error``, never raised."""
         try:
             action()
         except Exception as exc:  # noqa: BLE001 - the app must run as if unrecorded
+            self._capture_errors.append(describe_error(exc))
             self._recorder.capture_failed(exc)
 
-    def set_input(self, rendered: Rendered) -> None:
-        """Set the rendered input, hash it and infer parent, ``from`` and attempt."""
-        data, content_type = rendered
-        self._input, self._input_type = data, content_type
-        self._input_sha = self._recorder.digest(data)
+    def render_input(self, render: Callable[[], Rendered]) -> None:
+        """Render the input and set it; if rendering fails the input stays null and the failure is noted, never raised."""
+        try:
+            rendered = render()
+        except Exception as exc:  # noqa: BLE001 - a value that cannot be rendered is recorded as such
+            self._capture_errors.append(f"input not rendered: {describe_error(exc)}")
+            self._recorder.capture_failed(exc)
+            self.set_input(None)
+            return
+        self.set_input(rendered)
+
+    def render_output(self, render: Callable[[], Rendered]) -> None:
+        """Render the output and set it; if rendering fails the output stays null and the failure is noted."""
+        try:
+            rendered = render()
+        except Exception as exc:  # noqa: BLE001
+            self._capture_errors.append(f"output not rendered: {describe_error(exc)}")
+            self._recorder.capture_failed(exc)
+            return
+        self.set_output(rendered)
+
+    def set_input(self, rendered: Rendered | None) -> None:
+        """Set the rendered input (``None``: it could not be rendered), hash it and infer parent, ``from`` and attempt.
+
+        An input that could not be rendered has no digest, so it matches no parent by content and
+        is never counted as a retry of another.
+        """
+        data, content_type = rendered if rendered is not None else (None, None)
+        self._input, self._input_type, self._input_failed = data, content_type, rendered is None
+        self._input_sha = self._recorder.digest(data) if data is not None else None
         lineage = infer_lineage(
-            self._run, self.handoff_id, self._spec.to, data, self._input_sha, parent=self._explicit_parent,
+            self._run, self.handoff_id, self._spec.to, data or b"", self._input_sha, parent=self._explicit_parent,
             fan_in=self._explicit_fan_in, from_=self._from, enclosing=self._enclosing,
         )  # fmt: skip
         self._parent_id, self._fan_in, self._from = lineage.parent_id, lineage.fan_in, lineage.from_step
@@ -232,7 +264,7 @@ class Handle:
         if self._input_sha is not None:
             attributes.update(self._input_attributes())
         if "model" in self._config:
-            attributes["gen_ai.request.model"] = str(self._config["model"])
+            attributes["gen_ai.request.model"] = describe_value(self._config["model"])
         self._span = self._recorder.spans.start(self._span_name, attributes, self.ts_ns)
 
     def activate(self) -> None:
@@ -266,7 +298,7 @@ class Handle:
             return
         self._finished = True
         self.deactivate()
-        if self._input is None:
+        if self._input is None and not self._input_failed:
             self.set_input((b"", TEXT))
         duration_ms = (time.perf_counter_ns() - self._t0) / 1e6
         if self._verdict == "broken" and self.status in ("ok", "fallback"):
@@ -279,6 +311,20 @@ class Handle:
             end_run(self._recorder, self._run, "error" if self.status == "error" else "ok")
 
     # -- internals -----------------------------------------------------------------------
+
+    def _set_usage(self, input_tokens: Any, output_tokens: Any) -> None:
+        bad = []
+        for name, value in (("input_tokens", input_tokens), ("output_tokens", output_tokens)):
+            if value is None:
+                continue
+            try:
+                tokens = value if type(value) is int else int(value)
+            except (TypeError, ValueError, OverflowError):
+                bad.append(f"{name}={value!r:.80}")
+                continue
+            setattr(self, f"_{name}", tokens)
+        if bad:
+            raise ValueError(f"usage() takes integers: {', '.join(bad)} left out")
 
     def _input_attributes(self) -> dict[str, Any]:
         attributes = {
@@ -307,7 +353,7 @@ class Handle:
             span.update_name(name)
             attributes.update(self._input_attributes())
             if "model" in self._config:
-                attributes["gen_ai.request.model"] = str(self._config["model"])
+                attributes["gen_ai.request.model"] = describe_value(self._config["model"])
         if self._output is not None:
             attributes["handoff.output.sha256"] = self._output_sha or ""
             attributes["handoff.output.bytes"] = len(self._output)
@@ -338,7 +384,7 @@ class Handle:
             duration_ms=duration_ms,
             status=self.status,
             error_type=type(error).__name__ if error is not None else None,
-            error_message=str(error) if error is not None else None,
+            error_message=describe_error(error, with_type=False) if error is not None else None,
             input=self._input,
             output=self._output,
             input_content_type=self._input_type,
@@ -362,6 +408,7 @@ class Handle:
             verdict=self._verdict,
             verdict_reason=self._verdict_reason,
             allow_empty=self._spec.allow_empty,
+            capture_error="; ".join(self._capture_errors) or None,
         )
 
 
@@ -374,13 +421,5 @@ def span_ref(run_id: str, handoff_id: str, side: str) -> str:
     return f"handoff://{run_id}/{handoff_id}/{side}"
 
 
-def describe_text(value: Any) -> str:
-    """``str(value)``, or a placeholder naming its type when its ``__str__`` raises."""
-    try:
-        return str(value)
-    except Exception:  # noqa: BLE001 - a hostile __str__ must not break recording
-        return f"<{type(value).__name__}: str() failed>"
-
-
 def _opt_str(value: Any) -> str | None:
-    return None if value is None else str(value)
+    return None if value is None else describe_value(value)

@@ -55,7 +55,7 @@ def infer_lineage(
     handoff_id: str,
     to: str,
     data: bytes,
-    sha: str,
+    sha: str | None,
     *,
     parent: Any = None,
     fan_in: list[str] | None = None,
@@ -66,18 +66,19 @@ def infer_lineage(
 
     ``parent`` is an explicit parent (a handle, a step name or a handoff id) and ``fan_in`` the
     further parents given with it; ``enclosing`` is the handoff active when this one began.
-    Records the attempt in ``run``, so call it once per handoff.
+    Records the attempt in ``run``, so call it once per handoff. ``sha`` is ``None`` for an input
+    that could not be rendered: it matches no output and is never a retry of another.
     """
     if parent is ROOT:
         return Lineage(None, _producer(run, None, from_, enclosing))
     parent_id, matched = _parent(run, data, sha, parent, enclosing)
-    attempt, retry_of = run.attempt_for((to, parent_id, sha), handoff_id)
+    attempt, retry_of = run.attempt_for((to, parent_id, sha), handoff_id) if sha is not None else (1, None)
     further = list(fan_in or ()) if parent is not None else matched
     return Lineage(parent_id, _producer(run, parent_id, from_, enclosing), attempt, retry_of, further)
 
 
 def _parent(
-    run: RunState, data: bytes, sha: str, explicit: Any, enclosing: Enclosing | None
+    run: RunState, data: bytes, sha: str | None, explicit: Any, enclosing: Enclosing | None
 ) -> tuple[str | None, list[str]]:
     if explicit is not None:
         handoff_id = getattr(explicit, "handoff_id", None)
@@ -85,7 +86,7 @@ def _parent(
             return handoff_id, []
         return run.latest_for_step(str(explicit)) or str(explicit), []
     floor = enclosing.seq if enclosing is not None else 0
-    matches = run.match_outputs(data, sha, after_seq=floor)
+    matches = run.match_outputs(data, sha, after_seq=floor) if sha is not None else []
     if matches:
         return matches[0], matches[1:]
     if enclosing is not None:

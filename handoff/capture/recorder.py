@@ -20,6 +20,7 @@ from handoff.exporters.base import Record, RecordExporter
 from handoff.exporters.factory import build_writer
 from handoff.exporters.otlp import attach_otlp
 from handoff.exporters.spans import SpanRecorder
+from handoff.model import describe_error
 
 
 def writer_status() -> dict[str, Any]:
@@ -94,7 +95,7 @@ class Recorder:
     def capture_failed(self, exc: BaseException) -> None:
         """Count a failure inside the recorder itself and log it once."""
         self.counters.add("capture_errors")
-        warn_once("handoff: recording failed (%s); the application is unaffected", exc)
+        warn_once("handoff: recording failed (%s); the application is unaffected", describe_error(exc))
 
 
 _lock = threading.Lock()

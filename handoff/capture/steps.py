@@ -102,7 +102,9 @@ def _begin(spec: StepSpec, args: tuple, kwargs: dict) -> Handle | None:
     handle = open_handle(spec, start_span=False)
     if handle is None:
         return None
-    handle.guarded(lambda: handle.set_input(spec.render(args, kwargs)))  # a bad render= must not break the call
+    handle.guarded(
+        lambda: handle.render_input(lambda: spec.render(args, kwargs))
+    )  # a bad render= must not break the call
     handle.guarded(_start_and_activate(handle))
     return handle
 
@@ -116,7 +118,7 @@ def _start_and_activate(handle: Handle) -> Callable[[], None]:
 
 
 def _returned(handle: Handle, spec: StepSpec, result: Any) -> Any:
-    handle.guarded(lambda: handle.set_output(spec.render_output(result)))
+    handle.guarded(lambda: handle.render_output(lambda: spec.render_output(result)))
     return result
 
 
@@ -155,30 +157,35 @@ def _wrap_async(fn: Callable[..., Any], spec: StepSpec) -> Callable[..., Any]:
 
 
 def _wrap_gen(fn: Callable[..., Any], spec: StepSpec) -> Callable[..., Any]:
+    """Delegate to the generator as ``yield from`` does (send, throw, close, return value), with
+    the handoff active only while the generator itself runs."""
+
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         handle = _begin(spec, args, kwargs)
         if handle is None:
-            yield from fn(*args, **kwargs)
-            return
+            return (yield from fn(*args, **kwargs))
         handle.guarded(handle.deactivate)
         items: list[Any] = []
-        gen = fn(*args, **kwargs)
         try:
-            sent = None
+            gen = fn(*args, **kwargs)
+            resume, value = gen.send, None
             while True:
                 handle.guarded(handle.activate)
                 try:
-                    item = gen.send(sent)
+                    item = resume(value)
                 except StopIteration as stop:
                     return stop.value
                 finally:
                     handle.guarded(handle.deactivate)
                 items.append(item)
-                sent = yield item
-        except GeneratorExit:
-            gen.close()
-            raise
+                try:
+                    value, resume = (yield item), gen.send
+                except GeneratorExit:
+                    gen.close()
+                    raise
+                except BaseException as thrown:  # noqa: BLE001 - gen.throw(): the generator gets it, as with yield from
+                    resume, value = gen.throw, thrown
         except Exception as exc:
             handle.fail(exc)
             raise
@@ -189,31 +196,32 @@ def _wrap_gen(fn: Callable[..., Any], spec: StepSpec) -> Callable[..., Any]:
 
 
 def _wrap_async_gen(fn: Callable[..., Any], spec: StepSpec) -> Callable[..., Any]:
+    """The async twin of :func:`_wrap_gen`: ``asend``, ``athrow`` and ``aclose`` reach the generator."""
+
     @functools.wraps(fn)
     async def wrapper(*args: Any, **kwargs: Any) -> Any:
-        handle = _begin(spec, args, kwargs)
-        if handle is None:
-            async for item in fn(*args, **kwargs):
-                yield item
-            return
+        handle = _begin(spec, args, kwargs) or _NullHandle()  # unrecorded: the same delegation
         handle.guarded(handle.deactivate)
         items: list[Any] = []
-        agen = fn(*args, **kwargs)
         try:
-            sent = None
+            agen = fn(*args, **kwargs)
+            resume, value = agen.asend, None
             while True:
                 handle.guarded(handle.activate)
                 try:
-                    item = await agen.asend(sent)
+                    item = await resume(value)
                 except StopAsyncIteration:
                     return
                 finally:
                     handle.guarded(handle.deactivate)
                 items.append(item)
-                sent = yield item
-        except GeneratorExit:
-            await agen.aclose()
-            raise
+                try:
+                    value, resume = (yield item), agen.asend
+                except GeneratorExit:
+                    await agen.aclose()
+                    raise
+                except BaseException as thrown:  # noqa: BLE001 - athrow(): the generator gets it
+                    resume, value = agen.athrow, thrown
         except Exception as exc:
             handle.fail(exc)
             raise
@@ -225,7 +233,7 @@ def _wrap_async_gen(fn: Callable[..., Any], spec: StepSpec) -> Callable[..., Any
 
 def _end_stream(handle: Handle, items: list[Any]) -> None:
     """A stream's output is what it yielded, however it ended."""
-    handle.guarded(lambda: handle.set_output(render_stream(items)))
+    handle.guarded(lambda: handle.render_output(lambda: render_stream(items)))
     handle.guarded(handle.finish)
 
 

@@ -86,3 +86,43 @@ def test_a_forked_child_writes_under_its_own_name_and_loses_nothing_of_the_paren
         handoff.shutdown(10)
         reset_settings()
     assert [row["name"] for row in names] == ["before-fork", "child", "parent-after-fork"]
+
+
+def test_a_child_forked_inside_a_run_continues_it_with_ids_that_cannot_collide(tmp_path, spool_dir):
+    """Parent and child both record into one open run after fork: every handoff id is distinct and fsck is clean."""
+    import handoff
+    from handoff.config import reset_settings
+
+    reset_settings()
+    store_url = str(tmp_path / "store")
+    handoff.configure(store=store_url, scrub=False)
+
+    def record(who: str) -> None:
+        for n in range(3):
+            with handoff.record("price", from_="compress") as h:
+                h.input(f"{who} brief {n}")
+
+    try:
+        with handoff.run("forked") as run:
+            record("parent-before")
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    record("child")
+                    handoff.flush(30)
+                finally:
+                    os._exit(0)
+            os.waitpid(pid, 0)
+            record("parent-after")
+        assert handoff.flush(30)
+        rows = query(
+            connect(open_store(store_url)), "SELECT handoff_id FROM raw_handoffs WHERE run_id = ?", [run.run_id]
+        )
+        report = fsck(open_store(store_url))
+    finally:
+        handoff.shutdown(10)
+        reset_settings()
+    ids = sorted(row["handoff_id"] for row in rows)
+    child = [hid for hid in ids if hid.count("-") == 2]
+    assert (len(ids), len(set(ids)), len(child), report.counts()) == (9, 9, 3, {})
+    assert sorted(hid.rsplit("-", 1)[1] for hid in child) == ["1", "2", "3"]

@@ -92,6 +92,28 @@ def test_duplicate_rows_are_reported_and_repair_merges_them(store):
     )
 
 
+def test_rows_sharing_an_id_with_different_digests_are_a_conflict_repair_keeps(local_store):
+    """Two different records under one handoff id are reported as a conflict, and --repair deletes neither."""
+    import pyarrow.compute as pc
+
+    record(local_store.url, 2)
+    (digests,) = keys(local_store, "handoffs")
+    table = read_file(local_store, digests)
+    other = table.set_column(
+        table.schema.get_field_index("input_sha256"),
+        "input_sha256",
+        pc.binary_join_element_wise(table.column("input_sha256"), "-other", ""),
+    )
+    local_store.put(digests.replace(".parquet", "-child.parquet"), encode_parquet(other))
+    found = fsck(local_store)
+    repaired = fsck(local_store, repair=True, grace_s=0)
+    rows = sum(read_file(local_store, key).num_rows for key in keys(local_store, "handoffs"))
+    assert (found.counts(), repaired.counts(), rows) == ({"conflict": 2}, {"conflict": 2}, 4)
+    assert [p.detail for p in repaired.problems] == [
+        "2 different records share this id (digests differ); not repaired"
+    ] * 2
+
+
 def test_leftover_temp_files_are_reported_and_removed_by_repair(local_store):
     """A temp file left by a killed writer is reported, and repair removes it; young ones are left alone."""
     record(local_store.url, 1)
