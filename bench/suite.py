@@ -41,6 +41,8 @@ PLANS: dict[str, dict[str, dict[str, Any]]] = {
         "retention_cost": {},
         "adapters_overhead": {"calls": 200},
         "s3_ingest": {"n": 2000},
+        "app_slowdown": {"rates": [300, 1000], "blocks": 4, "block_s": 2.0, "throughput_handoffs": 300},
+        "bursts": {"cases": [[100_000, 1024], [2_000, 204_800]]},
     },
     "quick": {
         "hot_path": {"calls": 200, "rounds": 6},
@@ -55,6 +57,8 @@ PLANS: dict[str, dict[str, dict[str, Any]]] = {
         "retention_cost": {"runs_per_day": 10, "repeats": 3, "days_large": 180},
         "adapters_overhead": {"calls": 20},
         "s3_ingest": {"n": 200},
+        "app_slowdown": {"rates": [300], "blocks": 2, "block_s": 1.0, "throughput_handoffs": 40},
+        "bursts": {"cases": [[10_000, 1024], [200, 204_800]]},
     },
     "tiny": {
         "hot_path": {"calls": 40, "rounds": 1},
@@ -69,6 +73,8 @@ PLANS: dict[str, dict[str, dict[str, Any]]] = {
         "retention_cost": {"runs_per_day": 5, "repeats": 1, "days_small": 36, "days_large": 120},
         "adapters_overhead": {"calls": 5},
         "s3_ingest": {"n": 16},
+        "app_slowdown": {"rates": [300], "blocks": 1, "block_s": 0.3, "throughput_handoffs": 8},
+        "bursts": {"cases": [[200, 1024]], "scenarios": ["local-up", "local-down"]},
     },
 }
 
@@ -78,6 +84,33 @@ _QUERIES = "3. Queries"
 _RETENTION = "4. Retention cost"
 _STORAGE = "5. Storage"
 _PEER = "6. Against a peer"
+_SLOW = "2c. App slowdown and writer throughput"
+
+
+def _slowdown_expects(writer: str) -> list[Expected]:
+    return [
+        (
+            f"slowdown.{writer}_300_per_s",
+            _SLOW,
+            f"app slowdown at 300 handoffs/s, {writer} writer, scrubbing on",
+            "%",
+            ("value", "<=", 10) if writer == "process" else None,
+        ),
+        (
+            f"writer.{writer}_scrub_on_per_s",
+            _SLOW,
+            f"writer throughput, {writer} writer, scrubbing on",
+            "handoffs/s",
+            ("value", ">=", 1000),
+        ),
+        (
+            f"writer.{writer}_scrub_off_per_s",
+            _SLOW,
+            f"writer throughput, {writer} writer, scrubbing off",
+            "handoffs/s",
+            ("value", ">=", 5000),
+        ),
+    ]
 
 
 def _figures(result: Any, task: Task) -> list[dict[str, Any]]:
@@ -371,6 +404,37 @@ TASKS: list[Task] = [
                 "scrubber alone, MB/s on prompts with repeating templates",
                 "MB/s",
                 ("value", ">=", 4),
+            )
+        ],
+    ),
+    Task(
+        "app_slowdown_process",
+        _SLOW,
+        "app_slowdown",
+        plan_key="app_slowdown",
+        extra={"writer": "process"},
+        expects=_slowdown_expects("process"),
+    ),
+    Task(
+        "app_slowdown_thread",
+        _SLOW,
+        "app_slowdown",
+        plan_key="app_slowdown",
+        extra={"writer": "thread"},
+        expects=_slowdown_expects("thread"),
+    ),
+    Task(
+        "bursts",
+        "2d. Bursts, store up and down",
+        "bursts",
+        timeout_s={"full": 3600, "quick": 900, "tiny": 300},
+        expects=[
+            (
+                "bursts.2000x200kb_local-down_rss_mb",
+                "2d. Bursts, store up and down",
+                "2,000 x 200 KB, local-down: peak RSS growth of the app",
+                "MB",
+                ("value", "<=", 300),
             )
         ],
     ),

@@ -13,6 +13,7 @@ instrument                          kind                   meaning
 ``handoff.writer.dropped``          ObservableCounter      records lost (queue and spool full)
 ``handoff.writer.capture_errors``   ObservableCounter      failures inside the recorder itself
 ``handoff.writer.encode_errors``    ObservableCounter      records written without a value that could not be encoded
+``handoff.writer.spilled``          ObservableCounter      raw records the application spilled to disk, encrypted
 ``handoff.writer.queued``           ObservableUpDownCounter records waiting in memory now
 ``handoff.spool.bytes``             ObservableUpDownCounter bytes waiting in the spool now
 ==================================  =====================  ======================================
@@ -33,6 +34,7 @@ COUNTERS = {
     "dropped": "{record}",
     "capture_errors": "{error}",
     "encode_errors": "{record}",
+    "spilled": "{record}",
 }
 
 

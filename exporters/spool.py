@@ -69,7 +69,8 @@ def _store_slug(url: str) -> str:
     return f"{tail}-{hashlib.sha256(url.encode()).hexdigest()[:12]}"
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid exists on this host."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -267,7 +268,7 @@ class Spool:
     @staticmethod
     def _abandoned(entry: os.DirEntry, min_age_s: float) -> bool:
         pid_text = entry.name[len(TEMP_PREFIX) :].split("-", 1)[0]
-        if pid_text.isdigit() and not _pid_alive(int(pid_text)):
+        if pid_text.isdigit() and not pid_alive(int(pid_text)):
             return True
         return time.time() - entry.stat().st_mtime > min_age_s
 
@@ -300,7 +301,7 @@ class Spool:
                     continue
                 with contextlib.suppress(OSError, ValueError):
                     status = json.loads(Path(entry.path).read_text())
-                    status["alive"] = _pid_alive(int(status["pid"])) if status.get("host") == host else None
+                    status["alive"] = pid_alive(int(status["pid"])) if status.get("host") == host else None
                     found.append(status)
         return found
 

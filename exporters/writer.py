@@ -41,11 +41,15 @@ from typing import TYPE_CHECKING, Any
 
 from handoff.diagnostics import Counters, warn_once
 from handoff.exporters.base import ExportResult, Record, RecordExporter, StagedExporter
+from handoff.exporters.framing import record_bytes
 
 if TYPE_CHECKING:
     from handoff.exporters.spool import Backoff, Spool
 
 log = logging.getLogger("handoff.exporters")
+
+#: A prepared batch holds at most about this many bytes of payload (and ``max_batch`` records).
+MAX_BATCH_BYTES = 32 << 20
 
 
 class BatchStoreWriter:
@@ -60,6 +64,7 @@ class BatchStoreWriter:
         exporter_factory: Callable[[], RecordExporter],
         *,
         max_queue: int = 20_000,
+        max_queue_bytes: int = 64 << 20,
         max_batch: int = 2_000,
         flush_interval_s: float = 1.0,
         counters: Counters | None = None,
@@ -69,6 +74,7 @@ class BatchStoreWriter:
         self._exporter_factory = exporter_factory
         self._exporter: RecordExporter | None = None
         self.max_queue = max_queue
+        self.max_queue_bytes = max_queue_bytes
         self.max_batch = max_batch
         self.flush_interval_s = flush_interval_s
         self.counters = counters or Counters()
@@ -79,6 +85,7 @@ class BatchStoreWriter:
             backoff = Backoff()
         self.backoff = backoff
         self.started_s = _time.time()
+        self._dropped_mark = self.counters.snapshot()["dropped"]
         self._init_state()
         weak = weakref.WeakMethod(self._reinit_after_fork)
         os.register_at_fork(after_in_child=lambda: (weak() or (lambda: None))())
@@ -86,6 +93,7 @@ class BatchStoreWriter:
     def _init_state(self) -> None:
         self._queue: collections.deque[Record] = collections.deque()
         self._spill: collections.deque[Record] = collections.deque()
+        self._queue_bytes = self._spill_bytes = 0
         # True while the spool may hold batches: new batches queue behind them.
         self._backlog = self.spool is not None
         self._status_written: dict[str, int] | None = None
@@ -112,24 +120,40 @@ class BatchStoreWriter:
 
     # -- hot path ------------------------------------------------------------------------
 
+    mode = "thread"
+
     def on_end(self, record: Record) -> None:
         """Queue one record; runs on the caller's thread, never blocks and never raises."""
         if self._shutdown:
             self._drop(1, "the writer is shut down")
             return
-        if len(self._queue) >= self.max_queue:
-            self._overflow(record)
+        size = record_bytes(record)
+        if len(self._queue) >= self.max_queue or self._queue_bytes + size > self.max_queue_bytes:
+            self._overflow(record, size)
             return
         self._queue.append(record)
+        self._queue_bytes += size  # approximate under concurrent callers: a soft bound
         self.counters.add("enqueued")
         if len(self._queue) >= self.max_batch:
             self._wake.set()
         self._ensure_worker()
 
-    def _overflow(self, record: Record) -> None:
+    def take_over(self, records: list[Record]) -> None:
+        """Queue records another writer had accepted (already counted as enqueued), ahead of new ones."""
+        self._queue.extend(records)
+        self._queue_bytes += sum(map(record_bytes, records))
+        self._wake.set()
+        self._ensure_worker()
+
+    def _overflow(self, record: Record, size: int) -> None:
         """Called on the caller's thread when the queue is full: spill to memory for the worker to spool, else drop."""
-        if self.spool is not None and len(self._spill) < self.max_queue:
+        if (
+            self.spool is not None
+            and len(self._spill) < self.max_queue
+            and self._spill_bytes + size <= self.max_queue_bytes // 4
+        ):
             self._spill.append(record)
+            self._spill_bytes += size
             self.counters.add("enqueued")
             self._wake.set()
             self._ensure_worker()
@@ -179,9 +203,15 @@ class BatchStoreWriter:
             self._export(self._take(self._queue))
 
     def _take(self, source: collections.deque[Record]) -> list[Record]:
-        batch = []
-        while source and len(batch) < self.max_batch:
-            batch.append(source.popleft())
+        batch, nbytes = [], 0
+        while source and len(batch) < self.max_batch and nbytes < MAX_BATCH_BYTES:
+            record = source.popleft()
+            batch.append(record)
+            nbytes += record_bytes(record)
+        if source is self._queue:
+            self._queue_bytes -= nbytes
+        else:
+            self._spill_bytes -= nbytes
         return batch
 
     def _get_exporter(self) -> RecordExporter:
@@ -298,6 +328,7 @@ class BatchStoreWriter:
             "updated": _time.time(),
             "queued": len(self._queue) + len(self._spill),
             "backlog": self._backlog,
+            "mode": "thread",
             "counters": self.counters.snapshot(),
         }
 
@@ -316,15 +347,21 @@ class BatchStoreWriter:
     # -- lifecycle -----------------------------------------------------------------------
 
     def force_flush(self, timeout_s: float = 30.0) -> bool:
-        """Export everything queued before this call; return ``False`` if ``timeout_s`` ran out."""
+        """Export everything queued before this call; ``False`` if ``timeout_s`` ran out or a record was dropped since the last flush."""
         idle = not self._queue and not self._spill and (self._worker is None or not self._worker.is_alive())
         if idle and not (self.spool is not None and self.spool.has_pending()):
-            return True
+            return self._no_new_drops()
         request = threading.Event()
         self._flush_requests.append(request)
         self._ensure_worker()
         self._wake.set()
-        return request.wait(timeout_s)
+        done = request.wait(timeout_s)
+        return self._no_new_drops() and done
+
+    def _no_new_drops(self) -> bool:
+        dropped = self.counters.snapshot()["dropped"]
+        fresh, self._dropped_mark = dropped > self._dropped_mark, dropped
+        return not fresh
 
     def shutdown(self, timeout_s: float = 30.0) -> bool:
         """Flush, stop the worker and shut the exporter down; later records are dropped and counted."""
@@ -336,6 +373,10 @@ class BatchStoreWriter:
         worker = self._worker
         if worker is not None and worker is not threading.current_thread():
             worker.join(max(0.0, timeout_s))
+        left = len(self._queue) + len(self._spill)
+        if left and (worker is None or not worker.is_alive()):
+            self._drop(left, "they were not durable when the writer shut down")
+            done = False
         if self._exporter is not None:
             try:
                 self._exporter.shutdown()

@@ -32,12 +32,15 @@ def configure(
     inline_limit_bytes: int = _UNSET,
     flush_interval_s: float = _UNSET,
     max_queue: int = _UNSET,
+    max_queue_bytes: int = _UNSET,
     max_batch: int = _UNSET,
     spool_dir: str | None = _UNSET,
     spool_max_bytes: int = _UNSET,
     otlp_endpoint: str | None = _UNSET,
     tracer_provider: Any = _UNSET,
     enabled: bool = _UNSET,
+    writer: str = _UNSET,
+    writer_pool: int | None = _UNSET,
 ) -> None:
     """Configure recording for this process; unset arguments keep their current value.
 
@@ -49,11 +52,15 @@ def configure(
     installed raises ``ValueError`` here, or is logged as an error and ignored from the environment).
     ``digest_key``: make digests HMAC-SHA256 under this key instead of plain SHA-256.
     ``inline_limit_bytes``: payloads above this go to their own compressed object (default 8 MiB).
-    ``flush_interval_s``, ``max_queue``, ``max_batch``: the background writer's timer and bounds.
+    ``flush_interval_s``, ``max_queue``, ``max_queue_bytes``, ``max_batch``: the background writer's
+    timer and bounds (records held in memory by count and by bytes; past them they spill to disk, encrypted).
     ``spool_dir``, ``spool_max_bytes``: where records wait while the store is unreachable.
     ``otlp_endpoint``: also export handoff spans over OTLP/HTTP to this endpoint.
     ``tracer_provider``: the OpenTelemetry provider to use (default: the global SDK one, if any).
     ``enabled``: turn recording off entirely.
+    ``writer``: ``"process"`` (default, env ``HANDOFF_WRITER``): scrubbing, extraction and writing run in a
+    process of their own; ``"thread"``: on a thread of this process (also the fallback where no process can start).
+    ``writer_pool``: processes that scrub and extract (default cores - 1, at least 1; env ``HANDOFF_WRITER_POOL``).
 
     Records queued before this call are flushed to the previous store first. Bad values raise
     ``ValueError``.

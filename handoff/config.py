@@ -31,12 +31,15 @@ class Settings:
     inline_limit_bytes: int = DEFAULT_INLINE_LIMIT_BYTES
     flush_interval_s: float = 1.0
     max_queue: int = 20_000
+    max_queue_bytes: int = 64 * 1024 * 1024
     max_batch: int = 2_000
     spool_dir: str | None = None
     spool_max_bytes: int = 1024 * 1024 * 1024
     otlp_endpoint: str | None = None
     tracer_provider: Any = None
     enabled: bool = True
+    writer: str = "process"
+    writer_pool: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -90,6 +93,18 @@ def _env_spacy_model() -> str | None:
     return name
 
 
+#: Where the writer's work runs: a process of its own (the default), or a thread of the application.
+WRITERS = ("process", "thread")
+
+
+def _env_choice(name: str, choices: tuple[str, ...], default: str) -> str:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip().lower() in choices:
+        return default if raw is None else raw.strip().lower()
+    log.warning("ignoring %s=%r: expected one of %s; using %s", name, raw, ", ".join(choices), default)
+    return default
+
+
 def settings_from_env() -> Settings:
     """Build settings from ``HANDOFF_*`` variables, falling back to defaults on bad values."""
     return Settings(
@@ -102,6 +117,9 @@ def settings_from_env() -> Settings:
         spool_dir=os.environ.get("HANDOFF_SPOOL_DIR") or None,
         otlp_endpoint=os.environ.get("HANDOFF_OTLP_ENDPOINT") or None,
         enabled=_env_bool("HANDOFF_ENABLED", True),
+        writer=_env_choice("HANDOFF_WRITER", WRITERS, "process"),
+        writer_pool=_env_int("HANDOFF_WRITER_POOL", 0) or None,
+        max_queue_bytes=_env_int("HANDOFF_MAX_QUEUE_BYTES", 64 * 1024 * 1024),
     )
 
 
@@ -131,6 +149,12 @@ def validate(settings: Settings) -> None:
         raise ValueError(
             f"spacy_model {settings.spacy_model!r} is not installed (pip install it; nothing is downloaded)"
         )
+    if settings.max_queue_bytes < 1:
+        raise ValueError("max_queue_bytes must be >= 1")
+    if settings.writer not in WRITERS:
+        raise ValueError(f"writer must be one of {', '.join(WRITERS)}, not {settings.writer!r}")
+    if settings.writer_pool is not None and settings.writer_pool < 1:
+        raise ValueError("writer_pool must be >= 1")
     if not str(settings.store):
         raise ValueError("store must be a directory path or an s3:// URL")
 

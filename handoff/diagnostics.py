@@ -55,6 +55,7 @@ class Counters:
         "dropped",
         "capture_errors",
         "encode_errors",
+        "spilled",
     )
 
     def __init__(self) -> None:

@@ -25,6 +25,9 @@ Reuse them anywhere under ``tests/``:
 ``demo``, ``demo_copy``, ``population``, ``webhook``
     The investigation fixtures of :mod:`tests.queries.fixtures`, shared by ``tests/queries`` and
     the CLI tests in ``tests/cli`` (one session-wide demo store and population for both).
+``writer_mode``
+    Parametrized over ``process`` and ``thread`` (exported as ``HANDOFF_WRITER``): the crash and
+    loss tests run once per writer mode.
 
 The in-process ``moto.mock_aws`` decorator is deliberately not used: the point is to exercise
 boto3's real HTTP stack, timeouts and retries.
@@ -140,9 +143,16 @@ def fault_proxy(moto_endpoint: str):
         yield proxy
 
 
+@pytest.fixture(params=["process", "thread"])
+def writer_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each writer mode in turn (``HANDOFF_WRITER``, so ``configure()`` and subprocesses both use it)."""
+    monkeypatch.setenv("HANDOFF_WRITER", request.param)
+    return request.param
+
+
 @pytest.fixture(autouse=True)
 def _fresh_recorder(tmp_path_factory, monkeypatch) -> Iterator[None]:
-    """Every test starts from default settings, no recorder and its own spool directory.
+    """Every test starts from default settings (but the thread writer), no recorder and its own spool directory.
 
     Settings are process-wide: without this, a test that configured ``scrub=False`` or a store
     would leak that into the next test, and spooled batches could be replayed into another
@@ -156,6 +166,10 @@ def _fresh_recorder(tmp_path_factory, monkeypatch) -> Iterator[None]:
     monkeypatch.setenv("HANDOFF_SPOOL_DIR", str(tmp_path_factory.mktemp("spool")))
     for name in ("HANDOFF_STORE", "HANDOFF_SCRUB", "HANDOFF_SCRUB_KEY", "HANDOFF_DIGEST_KEY", "HANDOFF_ENABLED"):
         monkeypatch.delenv(name, raising=False)
+    # The writer thread by default: starting a writer process per test would double the suite's time
+    # on two cores. The crash, loss, fault and concurrency tests take ``writer_mode`` and run in
+    # both modes; tests/exporters/test_process_writer.py tests the process itself.
+    monkeypatch.setenv("HANDOFF_WRITER", "thread")
     replace_recorder(None, timeout_s=10)
     reset_settings()
     yield

@@ -37,7 +37,7 @@ def _age(seconds: float | None) -> str:
 
 # -- status ------------------------------------------------------------------------------
 
-_COUNTERS = ("enqueued", "written", "spooled", "retried", "dropped", "export_failures")
+_COUNTERS = ("enqueued", "written", "spooled", "spilled", "retried", "dropped", "export_failures", "encode_errors")
 
 
 def _status_payload(store_url: str | None, spool_dir: str | None) -> dict:
@@ -53,10 +53,12 @@ def _status_payload(store_url: str | None, spool_dir: str | None) -> dict:
 @spool_dir_option
 @json_option
 def status(store_url: str | None, spool_dir: str | None, as_json: bool) -> None:
-    """Show the writers' counters (queued, written, spooled, retried, dropped) and what waits in the spool.
+    """Show each writer's mode, worker and counters (written, spooled, spilled, retried, dropped) and the spool.
 
     Every recording process publishes its counters into the spool directory after each flush;
-    this reads them from any other process.
+    this reads them from any other process. "mode" is process (the writer's own process, whose
+    pid and restarts are shown) or thread; "queued" counts records handed over and not yet
+    durable.
 
     Example:
 
@@ -78,13 +80,16 @@ def status(store_url: str | None, spool_dir: str | None, as_json: bool) -> None:
         return
     now = time.time()
     print_table(
-        ["host", "pid", "alive", "updated", "queued", *_COUNTERS],
+        ["host", "pid", "alive", "updated", "mode", "worker", "restarts", "queued", *_COUNTERS],
         [
             [
                 p.get("host"),
                 p.get("pid"),
                 {True: "yes", False: "no"}.get(p.get("alive"), "?"),
                 _age(now - p.get("updated", now)) + " ago",
+                p.get("mode", "thread"),
+                p.get("worker_pid") or "-",
+                p.get("worker_restarts", 0),
                 p.get("queued"),
                 *(p.get("counters", {}).get(name, 0) for name in _COUNTERS),
             ]

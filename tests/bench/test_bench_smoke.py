@@ -37,6 +37,8 @@ OWN_TASKS = [
     "storage",
     "peer",
     "peer_throughput",
+    "app_slowdown_process",
+    "bursts",
 ]
 
 
@@ -98,6 +100,11 @@ def test_quick_run_measures_every_own_figure(tiny_run) -> None:
         "storage.content_fraction",
         "peer.per_call_10kb",
         "peer.throughput",
+        "slowdown.process_300_per_s",
+        "writer.process_scrub_on_per_s",
+        "writer.process_scrub_off_per_s",
+        "bursts.200x1kb_local-up_rss_mb",
+        "bursts.200x1kb_local-down_rss_mb",
     }
     assert expected <= set(figures)
     unmeasured = {fid: figures[fid]["note"] for fid in expected if figures[fid]["value"] is None}

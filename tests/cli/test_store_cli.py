@@ -35,7 +35,16 @@ def test_handoff_status_shows_counters_of_other_processes_and_the_spool(tmp_path
     assert (result.exit_code, payload["spool"]["pending_batches"], payload["totals"]) == (
         0,
         1,
-        {"enqueued": 5, "written": 0, "spooled": 5, "retried": 0, "dropped": 0, "export_failures": 1},
+        {
+            "enqueued": 5,
+            "written": 0,
+            "spooled": 5,
+            "spilled": 0,
+            "retried": 0,
+            "dropped": 0,
+            "export_failures": 1,
+            "encode_errors": 0,
+        },
     )
     assert [(p["pid"], p["alive"]) for p in payload["processes"]] == [(os.getpid(), True)]
 

@@ -32,7 +32,7 @@ WRITER = textwrap.dedent(
 )
 
 
-def test_four_processes_writing_at_once_store_every_row_exactly_once(s3_url, spool_dir):
+def test_four_processes_writing_at_once_store_every_row_exactly_once(s3_url, spool_dir, writer_mode):
     """4 processes x 1,000 handoffs into one bucket: 4,000 rows, no duplicate, every content ref resolves."""
     processes = [
         subprocess.Popen(
@@ -56,7 +56,7 @@ def test_four_processes_writing_at_once_store_every_row_exactly_once(s3_url, spo
     assert (report.ok, report.handoffs, report.refs) == (True, 4000, 8000)
 
 
-def test_a_forked_child_writes_under_its_own_name_and_loses_nothing_of_the_parents(tmp_path, spool_dir):
+def test_a_forked_child_writes_under_its_own_name_and_loses_nothing_of_the_parents(tmp_path, spool_dir, writer_mode):
     """After fork, parent and child both keep recording into one store without overwriting each other's files."""
     import handoff
     from handoff.config import reset_settings
@@ -88,7 +88,7 @@ def test_a_forked_child_writes_under_its_own_name_and_loses_nothing_of_the_paren
     assert [row["name"] for row in names] == ["before-fork", "child", "parent-after-fork"]
 
 
-def test_a_child_forked_inside_a_run_continues_it_with_ids_that_cannot_collide(tmp_path, spool_dir):
+def test_a_child_forked_inside_a_run_continues_it_with_ids_that_cannot_collide(tmp_path, spool_dir, writer_mode):
     """Parent and child both record into one open run after fork: every handoff id is distinct and fsck is clean."""
     import handoff
     from handoff.config import reset_settings

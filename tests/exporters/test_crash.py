@@ -62,7 +62,7 @@ def fsck_json(store_url: str, *extra: str) -> tuple[int, dict]:
     return result.exit_code, json.loads(result.output)
 
 
-def test_sigkill_mid_write_keeps_every_flushed_run_and_no_partial_file(tmp_path, spool_dir):
+def test_sigkill_mid_write_keeps_every_flushed_run_and_no_partial_file(tmp_path, spool_dir, writer_mode):
     """Every run flushed before the kill is complete in the store, and fsck --repair leaves it clean."""
     store_url = str(tmp_path / "store")
     confirmed = kill_after(store_url, 4, dict(os.environ))
@@ -73,7 +73,9 @@ def test_sigkill_mid_write_keeps_every_flushed_run_and_no_partial_file(tmp_path,
     assert not [p for p in Path(store_url).rglob("*") if p.name.startswith(".tmp-")]
 
 
-def test_what_a_killed_process_spooled_is_completed_by_the_next_process(fault_proxy, s3_url, moto_endpoint, spool_dir):
+def test_what_a_killed_process_spooled_is_completed_by_the_next_process(
+    fault_proxy, s3_url, moto_endpoint, spool_dir, writer_mode
+):
     """With S3 failing, flushed runs sit in the spool; after a SIGKILL the next process to start sends them."""
     fault_proxy.fail(503)
     failing = {**os.environ, "AWS_ENDPOINT_URL": fault_proxy.url, "HANDOFF_S3_MAX_ATTEMPTS": "1"}

@@ -14,7 +14,7 @@ from handoff.store.s3 import S3ObjectStore
 
 
 @pytest.fixture
-def s3_behind_proxy(fault_proxy, s3_url, spool_dir, monkeypatch):
+def s3_behind_proxy(fault_proxy, s3_url, spool_dir, monkeypatch, writer_mode):
     """Recording configured into S3 through the fault proxy, with short timeouts and one attempt per request."""
     monkeypatch.setenv("AWS_ENDPOINT_URL", fault_proxy.url)
     monkeypatch.setenv("HANDOFF_S3_MAX_ATTEMPTS", "1")

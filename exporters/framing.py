@@ -1,0 +1,183 @@
+"""How raw records travel from the application to the writer process, and how they wait on disk.
+
+Records cross the channel as one frame per batch: a pickle of plain tuples (a type tag and the
+record's fields in order), which the C pickler writes at memory speed. The channel is a private
+socket pair between the application and the worker it started, so nothing else can write to it.
+
+When the application must spill raw records (the worker is behind and the in-memory bound is
+reached), :class:`RawSpill` writes them encrypted with AES-GCM under a key that exists only in
+the memory of the application and of its worker: raw content never reaches the disk readable.
+A crash of the application takes the key with it, so what it had spilled is lost (counted by
+the next process that finds the files); a crash of the worker loses nothing, because the
+application still holds the key and hands the files to the next worker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import operator
+import os
+import pickle
+import secrets
+import socket
+import struct
+from dataclasses import fields
+from pathlib import Path
+from typing import Sequence
+
+from handoff.model import Event, Handoff, Record, RunRecord
+
+_TYPES = (Handoff, RunRecord, Event)
+_GETTERS = [operator.attrgetter(*(f.name for f in fields(kind))) for kind in _TYPES]
+_TAGS = {kind: tag for tag, kind in enumerate(_TYPES)}
+
+#: Message kinds on the channel (first byte of every frame).
+HELLO, BATCH, SPILLED, FLUSH, QUIT = b"H", b"B", b"P", b"F", b"Q"
+_ID = struct.Struct(">Q")
+
+_LENGTH = struct.Struct(">I")
+
+
+class Channel:
+    """Length-prefixed frames over a connected stream socket (one sender and one receiver thread at most).
+
+    ``sendall`` and ``recv_into`` release the GIL while the kernel copies, and never re-slice a
+    buffer, so sending a large frame costs the application's other threads next to nothing.
+    """
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+
+    def send_bytes(self, data: bytes) -> None:
+        """Send one frame; raises ``OSError`` when the other side is gone."""
+        self.sock.sendall(_LENGTH.pack(len(data)))
+        self.sock.sendall(data)
+
+    def recv_bytes(self) -> bytes:
+        """Receive one frame; raises ``EOFError`` when the other side closed the channel."""
+        (size,) = _LENGTH.unpack(self._read(_LENGTH.size))
+        return bytes(self._read(size))
+
+    def _read(self, size: int) -> bytearray:
+        buffer = bytearray(size)
+        view, got = memoryview(buffer), 0
+        while got < size:
+            n = self.sock.recv_into(view[got:], size - got)
+            if n == 0:
+                raise EOFError("the channel was closed")
+            got += n
+        return buffer
+
+    def poll(self, timeout_s: float | None) -> bool:
+        """Whether a frame (or end of file) can be read within ``timeout_s`` (``None``: wait)."""
+        import select
+
+        return bool(select.select([self.sock], [], [], timeout_s)[0])
+
+    def close(self) -> None:
+        """Close this end (the other end's reads then end)."""
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+
+RAW_MAGIC = b"HORAW001"
+RAW_SUFFIX = ".raw"
+_RAW_HEADER = struct.Struct(">8sQ12s")  # magic, record count, nonce
+
+
+def encode_records(records: Sequence[Record]) -> bytes:
+    """Serialize records as plain tuples (one pickle call for the whole batch)."""
+    return pickle.dumps(
+        [(_TAGS[type(r)], _GETTERS[_TAGS[type(r)]](r)) for r in records], protocol=pickle.HIGHEST_PROTOCOL
+    )
+
+
+def decode_records(data: bytes) -> list[Record]:
+    """Rebuild the records :func:`encode_records` serialized."""
+    return [_TYPES[tag](*values) for tag, values in pickle.loads(data)]
+
+
+def frame(kind: bytes, ident: int, payload: bytes = b"") -> bytes:
+    """One channel message: kind, a 64-bit id (batch or flush), payload."""
+    return kind + _ID.pack(ident) + payload
+
+
+def unframe(data: bytes) -> tuple[bytes, int, bytes]:
+    """Split a channel message into ``(kind, id, payload)``."""
+    return data[:1], _ID.unpack_from(data, 1)[0], data[1 + _ID.size :]
+
+
+def record_bytes(record: Record) -> int:
+    """What a record costs in memory, roughly: its payloads plus a fixed overhead."""
+    if isinstance(record, Handoff):
+        return 600 + len(record.input or b"") + len(record.output or b"")
+    return 300
+
+
+def new_key() -> bytes:
+    """A fresh AES-256 key for one application process's raw spill."""
+    return secrets.token_bytes(32)
+
+
+class RawSpill:
+    """Raw record batches on local disk, AES-GCM encrypted under a key held only in memory.
+
+    Files are ``<directory>/<pid>-<n>.raw`` (temp name, then rename): the record count in the
+    clear (so a later process can count what a crash lost), the nonce, then the ciphertext,
+    authenticated together.
+    """
+
+    def __init__(self, directory: Path, key: bytes) -> None:
+        self.directory = directory
+        self._key = key
+        self._n = 0
+
+    def put(self, records: Sequence[Record]) -> tuple[Path, int]:
+        """Encrypt and write one batch; return its path and size in bytes."""
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self._n += 1
+        nonce = secrets.token_bytes(12)
+        header = _RAW_HEADER.pack(RAW_MAGIC, len(records), nonce)
+        data = header + AESGCM(self._key).encrypt(nonce, encode_records(records), header)
+        path = self.directory / f"{os.getpid()}-{self._n:08d}{RAW_SUFFIX}"
+        temp = path.with_name(f".tmp-{path.name}")
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temp, path)
+        return path, len(data)
+
+    def load(self, path: Path) -> list[Record]:
+        """Decrypt one batch (raises if the file was altered or the key is not the writer's)."""
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+        data = path.read_bytes()
+        header = data[: _RAW_HEADER.size]
+        _magic, _count, nonce = _RAW_HEADER.unpack(header)
+        return decode_records(AESGCM(self._key).decrypt(nonce, data[_RAW_HEADER.size :], header))
+
+    @staticmethod
+    def remove(path: Path) -> None:
+        """Forget a batch once the worker made it durable."""
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+def orphaned_raw_records(directory: Path, alive: callable) -> tuple[int, int]:
+    """Remove raw spill files of processes that are gone (their key died with them); return ``(files, records)`` lost."""
+    files = records = 0
+    with contextlib.suppress(FileNotFoundError):
+        for entry in os.scandir(directory):
+            pid_text = entry.name.removeprefix(".tmp-").split("-", 1)[0]
+            if not pid_text.isdigit() or alive(int(pid_text)):
+                continue
+            with contextlib.suppress(OSError, struct.error):
+                with open(entry.path, "rb") as handle:
+                    magic, count, _nonce = _RAW_HEADER.unpack(handle.read(_RAW_HEADER.size))
+                records += count if magic == RAW_MAGIC else 0
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+                files += 1
+    return files, records
