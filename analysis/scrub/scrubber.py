@@ -16,6 +16,7 @@ nothing is ever downloaded.
 from __future__ import annotations
 
 import bisect
+import collections
 import contextlib
 import functools
 import hashlib
@@ -425,16 +426,20 @@ def _failures_as_scrub_error() -> Iterator[None]:
 
 class _LineCache:
     """A bounded map from line to its findings; the oldest entries go first when it is full
-    (by entry count or by total characters held).
+    (by entry count or by total characters held), in O(1) each.
 
-    Reads take no lock (a dict lookup is atomic); writers serialize so eviction stays consistent.
+    A line is admitted on its second sighting only (a set of hashes of lines seen once, cleared
+    when it fills): lines that never repeat (serial numbers, amounts, timestamps) never displace
+    the template lines that do. Reads take no lock (a dict lookup is atomic); writers serialize
+    so eviction stays consistent.
     """
 
     def __init__(self, max_entries: int, max_chars: int = _LINE_CACHE_CHARS) -> None:
         self._max_entries = max_entries
         self._max_chars = max_chars
         self._chars = 0
-        self._entries: dict[str, tuple[Finding, ...]] = {}
+        self._entries: collections.OrderedDict[str, tuple[Finding, ...]] = collections.OrderedDict()
+        self._seen_once: set[int] = set()
         self._lock = threading.Lock()
 
     def get(self, line: str) -> tuple[Finding, ...] | None:
@@ -446,11 +451,17 @@ class _LineCache:
         with self._lock:
             if line in self._entries:
                 return
+            key = hash(line)
+            if key not in self._seen_once:
+                if len(self._seen_once) >= self._max_entries:
+                    self._seen_once.clear()
+                self._seen_once.add(key)
+                return
+            self._seen_once.discard(key)
             while self._entries and (
                 len(self._entries) >= self._max_entries or self._chars + len(line) > self._max_chars
             ):
-                oldest = next(iter(self._entries))
-                del self._entries[oldest]
+                oldest, _findings = self._entries.popitem(last=False)
                 self._chars -= len(oldest)
             self._entries[line] = findings
             self._chars += len(line)
