@@ -20,7 +20,8 @@ import pathlib
 import shutil
 import statistics
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from bench.corpus import invoice_prompts
 from bench.results import figure

@@ -33,7 +33,11 @@ def build_writer(
         from handoff.exporters.process_writer import ProcessStoreWriter
 
         writer: Any = ProcessStoreWriter(
-            settings, counters=counters, fallback=lambda: thread_writer(settings, counters, None)
+            settings,
+            config=worker_config(settings),
+            spool=build_spool(settings),
+            counters=counters,
+            fallback=lambda: thread_writer(settings, counters, None),
         )
     else:
         writer = thread_writer(settings, counters, exporter_factory)

@@ -21,9 +21,9 @@ import pickle
 import secrets
 import socket
 import struct
+from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
-from typing import Sequence
 
 from handoff.model import Event, Handoff, Record, RunRecord
 

@@ -42,9 +42,10 @@ import sys
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from handoff.diagnostics import Counters, warn_once
 from handoff.exporters.framing import (
@@ -94,22 +95,28 @@ class _Flush:
 class ProcessStoreWriter:
     """Hands records to a writer process; see the module docstring for what callers rely on.
 
-    ``fallback`` builds the thread writer used when no process can be started.
+    ``config`` is what the worker builds its exporter from (:func:`handoff.exporters.factory.worker_config`),
+    ``spool`` the store's spool (status files, the raw spill's directory), ``fallback`` builds the
+    thread writer used when no process can be started.
     """
 
     mode = "process"
 
     def __init__(
-        self, settings: Any, *, counters: Counters | None = None, fallback: Callable[[], Any] | None = None
+        self,
+        settings: Any,
+        *,
+        config: dict[str, Any],
+        spool: Any,
+        counters: Counters | None = None,
+        fallback: Callable[[], Any] | None = None,
     ) -> None:
-        from handoff.exporters.factory import build_spool, worker_config
-
         self.settings = settings
         self.counters = counters or Counters()
         self.max_queue = settings.max_queue
         self.max_queue_bytes = settings.max_queue_bytes
-        self.spool = build_spool(settings)
-        self._config = worker_config(settings)
+        self.spool = spool
+        self._config = config
         self._fallback_factory = fallback
         self.started_s = time.time()
         self._init_state()
@@ -495,7 +502,10 @@ class ProcessStoreWriter:
             return len(self._queue) + len(self._spill) + held
 
     def force_flush(self, timeout_s: float = 30.0) -> bool:
-        """Wait until everything handed over before this call is durable; ``False`` on timeout or if any record was dropped since the last flush."""
+        """Wait until everything handed over before this call is durable.
+
+        ``False`` on timeout, or if any record was dropped since the previous flush.
+        """
         if self._fallback is not None:
             return self._fallback.force_flush(timeout_s) and self._no_new_drops()
         if self._sender is None and not (self.spool is not None and self.spool.has_pending()):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 

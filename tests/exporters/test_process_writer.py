@@ -12,17 +12,15 @@ import pytest
 
 import handoff
 from handoff.capture.recorder import writer_status
+from handoff.queries import connect, query
+from handoff.store import open_store
+from handoff.store.fsck import fsck
 
 
 @pytest.fixture(autouse=True)
 def process_writer(monkeypatch):
     """These tests are about the default: the writer process."""
     monkeypatch.delenv("HANDOFF_WRITER")
-
-
-from handoff.queries import connect, query
-from handoff.store import open_store
-from handoff.store.fsck import fsck
 
 
 def record(count: int, name: str = "proc", payload: str = "brief {n} for INV-88214") -> str:
