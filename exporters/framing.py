@@ -21,8 +21,9 @@ import pickle
 import secrets
 import socket
 import struct
+import threading
 from collections.abc import Sequence
-from dataclasses import fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from handoff.model import Event, Handoff, Record, RunRecord
@@ -83,6 +84,28 @@ class Channel:
 RAW_MAGIC = b"HORAW001"
 RAW_SUFFIX = ".raw"
 _RAW_HEADER = struct.Struct(">8sQ12s")  # magic, record count, nonce
+
+
+@dataclass
+class Batch:
+    """A batch the application holds until the worker acknowledges it: records in memory, or a spilled file."""
+
+    ident: int
+    count: int
+    nbytes: int  # bytes held in memory (0 once spilled to disk)
+    records: list | None = None
+    path: Path | None = None
+    sends: int = 0
+    raw_bytes: int = 0  # what a spilled batch weighs once the worker reads it
+
+
+@dataclass
+class FlushRequest:
+    """One ``force_flush`` waiting for the worker to make every batch up to ``mark`` durable."""
+
+    done: threading.Event = field(default_factory=threading.Event)
+    mark: int | None = None  # last batch id it waits for; set by the sender
+    ident: int = 0
 
 
 def encode_records(records: Sequence[Record]) -> bytes:

@@ -7,26 +7,13 @@ sends them over a socket pair to a worker process (:mod:`handoff.exporters.worke
 starts on first use as a fresh interpreter (never a fork of the application). An acknowledger
 thread reads the worker's answers.
 
-What the application relies on:
-
-* **Nothing handed over is lost when the worker dies.** Every batch stays in the application
-  until the worker acknowledges it durable (in the store or in the local spool). A worker that
-  dies is restarted (counted in ``worker_restarts``, logged once) and the unacknowledged
-  batches are sent again, in order; a batch that killed three workers is dropped and counted.
-* **Memory is bounded by count and bytes** (``max_queue``, ``max_queue_bytes``: queued and
-  unacknowledged records together). Past the bound, records go to a small spill list that the
-  sender writes to disk AES-GCM encrypted under a key held only in memory (``raw/`` in the
-  spool directory, bounded by ``spool_max_bytes``); the worker gets the key and reads them from
-  there. Only when that fails too is a record dropped, counted and logged once.
-* ``force_flush`` returns once everything handed over before it is durable; ``False`` on
-  timeout or when anything was dropped since the previous flush. ``shutdown`` (and interpreter
-  exit) drains within its timeout and counts what is left as dropped.
-* After ``os.fork()`` the child gets its own queue, threads, key and worker.
-* Where no process can be started, everything goes to the thread writer instead (logged once).
-
-A crash of the application loses what it had not yet handed to the worker and what it had
-spilled to disk (the key dies with it; the next process removes those files and logs how many
-records they held). A crash of the worker loses nothing.
+What the application relies on (docs/architecture.md "Background writer" says how):
+nothing handed over is lost when the worker dies (each batch stays here until the worker
+acknowledges it durable, and is sent again to the next worker); memory is bounded by
+``max_queue`` and ``max_queue_bytes``, past which records are spilled to disk AES-GCM
+encrypted under a key held only in memory; ``force_flush`` returns once everything handed over
+before it is durable (``False`` on timeout or after a drop); after ``os.fork()`` the child gets
+its own queue, threads, key and worker; where no process can start, the thread writer takes over.
 """
 
 from __future__ import annotations
@@ -43,8 +30,6 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from handoff.diagnostics import Counters, warn_once
@@ -54,7 +39,9 @@ from handoff.exporters.framing import (
     HELLO,
     QUIT,
     SPILLED,
+    Batch,
     Channel,
+    FlushRequest,
     RawSpill,
     encode_records,
     frame,
@@ -65,31 +52,16 @@ from handoff.model import Record
 
 log = logging.getLogger("handoff.exporters")
 
-#: Records per batch sent to the worker, and bytes: small, so that serializing one batch holds the
-#: GIL for a fraction of a millisecond (the application's threads never wait long for it).
+#: Records per batch sent to the worker or spilled to disk, and bytes: small, so that serializing
+#: (and encrypting) one batch holds the GIL briefly (the application's threads never wait long for it).
 CHUNK_RECORDS = 256
 CHUNK_BYTES = 256 << 10
+#: Spilled files are larger: one file per 4 MB keeps the spill ahead of a burst of large records.
+SPILL_CHUNK_BYTES = 4 << 20
 #: A batch sent to this many workers that all died before acknowledging it is dropped.
 MAX_SENDS = 3
 #: How often the sender wakes when nothing asks it to (it also wakes on a full chunk or a flush).
 TICK_S = 0.05
-
-
-@dataclass
-class _Batch:
-    ident: int
-    count: int
-    nbytes: int  # bytes held in memory (0 once spilled to disk)
-    records: list | None = None
-    path: Path | None = None
-    sends: int = 0
-
-
-@dataclass
-class _Flush:
-    done: threading.Event = field(default_factory=threading.Event)
-    mark: int | None = None  # last batch id it waits for; set by the sender
-    ident: int = 0
 
 
 class ProcessStoreWriter:
@@ -133,11 +105,11 @@ class ProcessStoreWriter:
         self._queue: collections.deque[Record] = collections.deque()
         self._spill: collections.deque[Record] = collections.deque()
         self._mem_records = self._mem_bytes = self._spill_bytes = self._raw_bytes = 0
-        self._unsent: collections.deque[_Batch] = collections.deque()
-        self._inflight: collections.OrderedDict[int, _Batch] = collections.OrderedDict()
+        self._unsent: collections.deque[Batch] = collections.deque()
+        self._inflight: collections.OrderedDict[int, Batch] = collections.OrderedDict()
         self._next_id = 1
-        self._flushes: list[_Flush] = []
-        self._flush_sent: dict[int, _Flush] = {}
+        self._flushes: list[FlushRequest] = []
+        self._flush_sent: dict[int, FlushRequest] = {}
         self._flush_ids = 0
         self._key = new_key()
         self._raw = RawSpill(self.spool.directory / "raw", self._key) if self.spool is not None else None
@@ -151,6 +123,9 @@ class ProcessStoreWriter:
         self.restarts = 0
         self._fallback: Any = None
         self._sender: threading.Thread | None = None
+        self._spiller: threading.Thread | None = None
+        self._spill_wake = threading.Event()
+        self._spill_lock = threading.Lock()
         self._shutdown = False
         self._status_written: dict | None = None
         self._status_at = 0.0
@@ -176,11 +151,11 @@ class ProcessStoreWriter:
             elif (
                 self._raw is not None
                 and len(self._spill) < self.max_queue
-                and self._spill_bytes + size <= self.max_queue_bytes
+                and self._spill_bytes + size <= self.max_queue_bytes * 3 // 2
             ):
                 self._spill.append(record)
                 self._spill_bytes += size
-                wake = True
+                wake = "spill"
             else:
                 wake = None
         if fallback is not None:
@@ -190,7 +165,11 @@ class ProcessStoreWriter:
             self._drop(1, "the queue and the spill are full")
             return
         self.counters.add("enqueued")
-        if wake:
+        if wake == "spill":
+            self._spill_wake.set()
+            if self._spiller is None:
+                self._start_spiller()
+        elif wake:
             self._wake.set()
         if self._sender is None:
             self._start_sender()
@@ -198,6 +177,23 @@ class ProcessStoreWriter:
     def _drop(self, count: int, why: str) -> None:
         self.counters.add("dropped", count)
         warn_once(f"handoff: dropping records because {why} (see `handoff status`)")
+
+    def _start_spiller(self) -> None:
+        with self._lock:
+            if self._spiller is None:
+                self._spiller = threading.Thread(target=self._run_spiller, name="handoff-spiller", daemon=True)
+                self._spiller.start()
+
+    def _run_spiller(self) -> None:
+        # A thread of its own: the sender may block on a worker that is busy, the spill must not.
+        while not (self._shutdown and not self._spill):
+            self._spill_wake.wait(TICK_S)
+            self._spill_wake.clear()
+            try:
+                self._spill_to_disk()
+            except Exception as exc:  # noqa: BLE001 - keep spilling; what failed was counted as dropped
+                warn_once("handoff: the writer's spiller failed (%s); retrying", exc)
+            self._wake.set()
 
     def _start_sender(self) -> None:
         with self._lock:
@@ -218,7 +214,8 @@ class ProcessStoreWriter:
                     self._release_flushes()
                     return
                 requests = self._new_flushes()
-                self._spill_to_disk()
+                if requests or self._shutdown:
+                    self._spill_to_disk()  # a flush covers what was spilled before it
                 self._cut_batches()
                 with self._lock:
                     for request in requests:
@@ -240,10 +237,16 @@ class ProcessStoreWriter:
             )
 
     def _spill_to_disk(self) -> None:
+        with self._spill_lock:
+            self._spill_locked()
+
+    def _spill_locked(self) -> None:
         while self._spill:
             with self._lock:
-                records = [self._spill.popleft() for _ in range(min(len(self._spill), CHUNK_RECORDS))]
-                freed = sum(map(record_bytes, records))
+                records, freed = [], 0
+                while self._spill and len(records) < CHUNK_RECORDS and freed < SPILL_CHUNK_BYTES:
+                    records.append(self._spill.popleft())
+                    freed += record_bytes(records[-1])
                 self._spill_bytes -= freed
             try:
                 if self._raw_bytes >= self.settings.spool_max_bytes:
@@ -255,7 +258,7 @@ class ProcessStoreWriter:
                 continue
             with self._lock:
                 self._raw_bytes += size
-                self._unsent.append(_Batch(self._new_id(), len(records), 0, path=path))
+                self._unsent.append(Batch(self._new_id(), len(records), 0, path=path, raw_bytes=freed))
             self.counters.add("spilled", len(records))
 
     def _new_id(self) -> int:
@@ -270,7 +273,7 @@ class ProcessStoreWriter:
                     record = self._queue.popleft()
                     records.append(record)
                     nbytes += record_bytes(record)
-                self._unsent.append(_Batch(self._new_id(), len(records), nbytes, records=records))
+                self._unsent.append(Batch(self._new_id(), len(records), nbytes, records=records))
 
     def _send_batches(self) -> None:
         window = self.max_queue_bytes // 2
@@ -286,7 +289,9 @@ class ProcessStoreWriter:
                 self._inflight[batch.ident] = batch
                 batch.sends += 1
             if batch.path is not None:
-                message = frame(SPILLED, batch.ident, struct.pack(">Q", batch.count) + str(batch.path).encode())
+                message = frame(
+                    SPILLED, batch.ident, struct.pack(">QQ", batch.count, batch.raw_bytes) + str(batch.path).encode()
+                )
             else:
                 message = frame(BATCH, batch.ident, encode_records(batch.records))
             if not self._send(message):
@@ -300,7 +305,7 @@ class ProcessStoreWriter:
             self._dead = True
             return False
 
-    def _new_flushes(self) -> list[_Flush]:
+    def _new_flushes(self) -> list[FlushRequest]:
         with self._lock:
             return [request for request in self._flushes if request.mark is None]
 
@@ -462,7 +467,7 @@ class ProcessStoreWriter:
         for name, amount in deltas.items():
             self.counters.add(name, amount)
 
-    def _settle(self, batch: _Batch) -> None:
+    def _settle(self, batch: Batch) -> None:
         """Forget a batch the worker made durable (or that was dropped): free its memory or its spill file."""
         with self._lock:
             self._mem_records -= batch.count if batch.records is not None else 0
@@ -510,7 +515,7 @@ class ProcessStoreWriter:
             return self._fallback.force_flush(timeout_s) and self._no_new_drops()
         if self._sender is None and not (self.spool is not None and self.spool.has_pending()):
             return self._no_new_drops()
-        request = _Flush()
+        request = FlushRequest()
         with self._lock:
             self._flushes.append(request)
         if self._sender is None:

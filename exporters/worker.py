@@ -175,8 +175,8 @@ class Worker:
             records = decode_records(payload)
             self.add(ident, len(records), sum(map(record_bytes, records)), records)
         elif kind == SPILLED:
-            (count,) = struct.unpack_from(">Q", payload)
-            self.add(ident, count, 0, Path(payload[8:].decode()))
+            count, nbytes = struct.unpack_from(">QQ", payload)
+            self.add(ident, count, nbytes, Path(payload[16:].decode()))
         elif kind == FLUSH:
             self.retry_spool(force=True)  # older spooled data first, as the thread writer does
             self.process()
