@@ -25,6 +25,7 @@ from typing import Any
 
 from bench.corpus import invoice_prompts
 from bench.results import figure
+from bench.timing import percentile
 
 SECTION = "2c. App slowdown and writer throughput"
 REPLY = '{"subtotal": "155660.00", "surcharge": "14165.06", "total": "169825.06"}'
@@ -39,18 +40,23 @@ def _work_unit() -> int:
 
 def run_block(
     step: Callable[[str], str], prompts: list[str], start_index: int, rate: float, seconds: float
-) -> tuple[int, int]:
-    """Do CPU work for ``seconds`` while calling ``step`` ``rate`` times a second; return (work units, calls)."""
+) -> tuple[int, int, float, list[float]]:
+    """Do CPU work for ``seconds`` while calling ``step`` ``rate`` times a second.
+
+    Return (work units, calls, CPU seconds this process used, each call's latency in µs).
+    """
     clock = time.perf_counter
-    start = clock()
+    start, cpu = clock(), time.process_time()
     end, next_call, interval = start + seconds, start, 1.0 / rate
     units = calls = 0
+    latencies: list[float] = []
     while True:
         now = clock()
         if now >= end:
-            return units, calls
+            return units, calls, time.process_time() - cpu, latencies
         if now >= next_call:
             step(prompts[(start_index + calls) % len(prompts)])
+            latencies.append((clock() - now) * 1e6)
             calls += 1
             next_call += interval
         else:
@@ -89,21 +95,26 @@ def slowdown(
     with handoff.run("warm-up"):
         decorated(prompts[-1])  # starts the writer (process or thread) and loads the scrubber there
     handoff.flush(300)
-    plain_units, ours_units, used = [], [], 0
+    plain, ours, used = [], [], 0
     with handoff.run("slowdown"):
         for _ in range(blocks):
-            plain_units.append(run_block(_price, prompts, used, rate, block_s)[0])
-            units, calls = run_block(decorated, prompts, used, rate, block_s)
-            ours_units.append(units)
-            used += calls
+            plain.append(run_block(_price, prompts, used, rate, block_s))
+            ours.append(run_block(decorated, prompts, used, rate, block_s))
+            used += ours[-1][1]
     backlog = handoff.stats()["enqueued"] - handoff.stats()["written"] - handoff.stats()["dropped"]
     started = time.perf_counter()
     drained = handoff.flush(600)
     counters = handoff.stats()
     handoff.shutdown(30)
-    lost = 1 - statistics.median(ours_units) / statistics.median(plain_units)
+    lost = 1 - statistics.median(b[0] for b in ours) / statistics.median(b[0] for b in plain)
+    calls = sorted(latency for b in ours for latency in b[3])
     return {
         "slowdown": lost,
+        # CPU of the application's own process per second of block (the writer process is not in it; the writer thread is).
+        "app_cpu_plain": statistics.median(b[2] for b in plain) / block_s,
+        "app_cpu_ours": statistics.median(b[2] for b in ours) / block_s,
+        "call_p50_us": percentile(calls, 0.5),
+        "call_p99_us": percentile(calls, 0.99),
         "backlog_at_end": backlog,
         "drain_s": time.perf_counter() - started,
         "drained": drained,
@@ -160,7 +171,18 @@ def measure(
                 note=f"{blocks} alternating blocks of {block_s:.0f} s, CPU-bound app thread, non-repeating 10 KB invoice prompts; "
                 f"{result['handoffs']} handoffs recorded; writer backlog when the last block ended: {result['backlog_at_end']} records "
                 f"({'kept up' if result['backlog_at_end'] <= rate * 0.5 else 'did not keep up'}), drained in {result['drain_s']:.1f} s "
-                f"(flush {'ok' if result['drained'] else 'timed out'}); spilled {result['spilled']}, dropped {result['dropped']}",
+                f"(flush {'ok' if result['drained'] else 'timed out'}); spilled {result['spilled']}, dropped {result['dropped']}; "
+                f"app process CPU {result['app_cpu_ours']:.2f} s/s decorated vs {result['app_cpu_plain']:.2f} s/s undecorated",
+            )
+        )
+        figures.append(
+            figure(
+                f"slowdown.{writer}_{int(rate)}_call_p99_us",
+                SECTION,
+                f"decorated call p99 at {int(rate)} handoffs/s, {writer} writer, app busy",
+                result["call_p99_us"],
+                "µs",
+                note=f"p50 {result['call_p50_us']:.0f} µs over {result['handoffs']} calls made between the app's CPU work",
             )
         )
     for scrub, target in ((True, 1000), (False, 5000)):
