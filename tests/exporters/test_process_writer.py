@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -9,9 +10,11 @@ import sys
 import time
 
 import pytest
+from click.testing import CliRunner
 
 import handoff
 from handoff.capture.recorder import writer_status
+from handoff.cli import main
 from handoff.queries import connect, query
 from handoff.store import open_store
 from handoff.store.fsck import fsck
@@ -77,7 +80,7 @@ def test_handoff_writer_thread_keeps_the_work_in_the_application(tmp_path, spool
 
 
 def test_a_killed_worker_is_restarted_and_nothing_handed_over_is_lost(tmp_path, spool_dir):
-    """SIGKILL of the writer process with records in flight: it is restarted once and every record arrives, as true duplicates at worst."""
+    """A SIGKILLed writer process is restarted once, every record arrives (true duplicates at worst); status shows it."""
     store = str(tmp_path / "store")
     handoff.configure(store=store, scrub=False, flush_interval_s=30, max_batch=100_000)
     first = record(5, "before")
@@ -97,6 +100,11 @@ def test_a_killed_worker_is_restarted_and_nothing_handed_over_is_lost(tmp_path, 
         status["counters"]["dropped"],
         set(report.counts()) <= {"duplicate"},
     ) == (1, True, 0, True)
+    shown = CliRunner().invoke(main, ["status", "--store", store, "--spool-dir", str(spool_dir), "--json"])
+    mine = [p for p in json.loads(shown.output)["processes"] if p["pid"] == os.getpid()]
+    assert [(p["mode"], p["worker_pid"], p["worker_restarts"], p["counters"]["dropped"]) for p in mine] == [
+        ("process", status["worker_pid"], 1, 0)
+    ]
 
 
 def test_where_no_process_can_start_the_thread_writer_takes_over(tmp_path, spool_dir, monkeypatch, caplog):
