@@ -54,7 +54,8 @@ CREATE EXTERNAL TABLE handoff.raw_handoffs (
   `verdict` STRING,
   `verdict_reason` STRING,
   `output_empty` BOOLEAN,
-  `allow_empty` BOOLEAN
+  `allow_empty` BOOLEAN,
+  `capture_error` STRING
 )
 PARTITIONED BY (`dt` DATE)
 STORED AS PARQUET
@@ -237,6 +238,7 @@ SELECT
   "verdict_reason",
   "output_empty",
   "allow_empty",
+  "capture_error",
   "dt"
 FROM (
   SELECT

@@ -56,6 +56,7 @@ CREATE TABLE handoff.raw_handoffs (
   `verdict_reason` STRING,
   `output_empty` BOOLEAN,
   `allow_empty` BOOLEAN,
+  `capture_error` STRING,
   `dt` DATE
 )
 USING PARQUET
@@ -190,6 +191,7 @@ SELECT
   `verdict_reason`,
   `output_empty`,
   `allow_empty`,
+  `capture_error`,
   `dt`
 FROM (
   SELECT

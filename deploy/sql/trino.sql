@@ -57,6 +57,7 @@ CREATE TABLE handoff.raw_handoffs (
   "verdict_reason" VARCHAR,
   "output_empty" BOOLEAN,
   "allow_empty" BOOLEAN,
+  "capture_error" VARCHAR,
   "dt" DATE
 )
 WITH (
@@ -221,6 +222,7 @@ SELECT
   "verdict_reason",
   "output_empty",
   "allow_empty",
+  "capture_error",
   "dt"
 FROM (
   SELECT
