@@ -428,10 +428,9 @@ class _LineCache:
     """A bounded map from line to its findings; the oldest entries go first when it is full
     (by entry count or by total characters held), in O(1) each.
 
-    A line is admitted on its second sighting only (a set of hashes of lines seen once, cleared
-    when it fills): lines that never repeat (serial numbers, amounts, timestamps) never displace
-    the template lines that do. Reads take no lock (a dict lookup is atomic); writers serialize
-    so eviction stays consistent.
+    Every line is admitted at once (``_prime`` analyzes a batch's lines and then scrubs each text
+    from the cache). Reads take no lock (a dict lookup is atomic); writers serialize so eviction
+    stays consistent.
     """
 
     def __init__(self, max_entries: int, max_chars: int = _LINE_CACHE_CHARS) -> None:
@@ -439,7 +438,6 @@ class _LineCache:
         self._max_chars = max_chars
         self._chars = 0
         self._entries: collections.OrderedDict[str, tuple[Finding, ...]] = collections.OrderedDict()
-        self._seen_once: set[int] = set()
         self._lock = threading.Lock()
 
     def get(self, line: str) -> tuple[Finding, ...] | None:
@@ -451,13 +449,6 @@ class _LineCache:
         with self._lock:
             if line in self._entries:
                 return
-            key = hash(line)
-            if key not in self._seen_once:
-                if len(self._seen_once) >= self._max_entries:
-                    self._seen_once.clear()
-                self._seen_once.add(key)
-                return
-            self._seen_once.discard(key)
             while self._entries and (
                 len(self._entries) >= self._max_entries or self._chars + len(line) > self._max_chars
             ):
