@@ -66,9 +66,10 @@ class SpanRecorder:
             self._tracer = resolve_provider(None).get_tracer("handoff")
         return self._tracer
 
-    def start(self, name: str, attributes: dict[str, Any], start_ns: int):
-        """Start a span as a child of the current OpenTelemetry context."""
-        return self.tracer().start_span(name, attributes=attributes, start_time=start_ns)
+    def start(self, name: str, attributes: dict[str, Any], start_ns: int, kind: str = "INTERNAL", links: Any = None):
+        """Start a span as a child of the current OpenTelemetry context (``kind``: a ``SpanKind`` name)."""
+        span_kind = trace.SpanKind[kind]
+        return self.tracer().start_span(name, kind=span_kind, attributes=attributes, links=links, start_time=start_ns)
 
 
 def span_ids(span) -> tuple[str | None, str | None]:

@@ -30,17 +30,23 @@ def open_handle(
     within: Handle | None = None,
     fan_in: list[str] | None = None,
     config: dict[str, Any] | None = None,
+    operation: str | None = None,
+    provider: str | None = None,
     **attributes: Any,
 ) -> Handle | None:
     """Open a handoff to ``to``: inside ``within``'s run and span if given, else in the current run or one of its own.
 
-    ``parent`` and ``fan_in`` are explicit parents (handles or handoff ids), as the framework saw them.
+    ``parent`` and ``fan_in`` are explicit parents (handles or handoff ids), as the framework saw them;
+    ``operation`` and ``provider`` are the GenAI ``gen_ai.operation.name`` and ``gen_ai.provider.name``.
     """
     recorder = get_recorder()
     if not recorder.settings.enabled:
         return None
     try:
-        spec = StepSpec(to, from_, kind, parent, dict(config or {}), attributes, True, None, render_value)
+        spec = StepSpec(
+            to, from_, kind, parent, dict(config or {}), attributes, True, None, render_value,
+            operation=operation, provider=provider,
+        )  # fmt: skip
     except Exception as exc:  # noqa: BLE001 - the framework must run as if unrecorded
         recorder.capture_failed(exc)
         return None

@@ -68,16 +68,37 @@ def model_of(body: bytes) -> str | None:
 #: The config key under which a model call records what ``handoff replay`` needs to send it again.
 REPLAY_KEY = "replay"
 
+# The GenAI ``gen_ai.operation.name`` of a model API endpoint, by the end of its path.
+_OPERATIONS = (
+    ("/chat/completions", "chat"),
+    ("/completions", "text_completion"),
+    ("/embeddings", "embeddings"),
+    ("/messages", "chat"),
+    ("/responses", "chat"),
+)
+
+
+def operation_of(path: str) -> str | None:
+    """Return the GenAI operation of a model API path (``/v1/chat/completions`` -> ``chat``), if known."""
+    path = path.rstrip("/")
+    return next((operation for suffix, operation in _OPERATIONS if path.endswith(suffix)), None)
+
 
 class _Call:
     """One HTTP exchange being recorded."""
 
     def __init__(self, request: Any, to: str, from_: str | None, propagate: bool, sdk: str | None = None) -> None:
-        config = {REPLAY_KEY: {"sdk": sdk, "method": request.method, "path": request.url.path}} if sdk else None
-        self.handle = open_handle(
-            to, from_=from_, kind="agent", config=config, method=request.method, url_path=request.url.path
+        config: dict[str, Any] = (
+            {REPLAY_KEY: {"sdk": sdk, "method": request.method, "path": request.url.path}} if sdk else {}
         )
         self.body = request.content
+        model = model_of(self.body)
+        if model is not None:
+            config["model"] = model  # known before the call: on the span from its start
+        self.handle = open_handle(
+            to, from_=from_, kind="agent", config=config, operation=operation_of(request.url.path), provider=sdk,
+            method=request.method, url_path=request.url.path,
+        )  # fmt: skip
         self.path = request.url.path
         self.chunks: list[bytes] = []
         self.response: Any = None
@@ -98,9 +119,6 @@ class _Call:
         output = b"".join(self.chunks)
         if self.response is not None:
             set_output(handle, output, self.response.headers.get("content-type") or "application/octet-stream")
-        model = model_of(self.body)
-        if model is not None:
-            handle.config(model=model)
         handle.usage(*usage_from(output))
         finish(handle, self.error)
 

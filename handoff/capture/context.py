@@ -42,6 +42,7 @@ class RunState:
         self._attempts: dict[tuple, tuple[str, int]] = {}
         self._latest_by_step: dict[str, str] = {}
         self._steps: dict[str, str] = {}
+        self._spans: dict[str, Any] = {}
 
     def next_id(self) -> tuple[int, str]:
         """Return the next ``(seq, handoff_id)``.
@@ -60,6 +61,14 @@ class RunState:
     def register(self, hid: str, to_step: str) -> None:
         """Remember which step a handoff delivered to, so a child's ``from`` defaults to it."""
         self._steps[hid] = to_step
+
+    def remember_span(self, hid: str, span_context: Any) -> None:
+        """Remember handoff ``hid``'s span context, so its children's spans link to it."""
+        self._spans[hid] = span_context
+
+    def span_of(self, hid: str) -> Any:
+        """Return handoff ``hid``'s span context if it ran in this process, else ``None`` (O(1))."""
+        return self._spans.get(hid)
 
     def step_of(self, hid: str) -> str | None:
         """Return the consumer step of handoff ``hid`` in this run, if it ran in this process."""

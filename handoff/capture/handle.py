@@ -78,7 +78,7 @@ class Handle:
         "handoff_id", "ts_ns", "_t0", "_config", "_input", "_input_type", "_input_sha", "_output", "_output_type",
         "_output_sha", "_input_tokens", "_output_tokens", "_parent_id", "_fan_in", "_from", "_attempt",
         "_retry_of", "status", "_error", "_finished", "_tokens", "_span", "_span_name", "_verdict", "_verdict_reason",
-        "_input_failed", "_capture_errors",
+        "_input_failed", "_capture_errors", "_input_on_span",
     )  # fmt: skip
 
     def __init__(
@@ -123,6 +123,7 @@ class Handle:
         self._tokens: list = []
         self._span: Any = None
         self._span_name = ""
+        self._input_on_span = False
         self._verdict: str | None = None
         self._verdict_reason: str | None = None
         self._input_failed = False
@@ -176,9 +177,18 @@ class Handle:
         """Record a named fallback on this handoff and mark it ``status=fallback``."""
         if self.status == "ok":
             self.status = "fallback"
+        self.guarded(lambda: self._fallback_event(name, error))
         self.guarded(
             lambda: self._recorder.submit(Event.fallback(self._run.run_id, name, error, attributes, self.handoff_id))
         )
+
+    def _fallback_event(self, name: Any, error: BaseException | None) -> None:
+        if self._span is None or self._finished:
+            return
+        event = {"handoff.fallback.name": describe_value(name)}
+        if error is not None:
+            event["error.type"] = type(error).__name__
+        self._span.add_event("handoff.fallback", event)
 
     def verdict(self, verdict: str, reason: str | None = None) -> None:
         """Record this step's verdict (``pass``, ``fail`` or ``broken``) and an event; the latest call wins.
@@ -254,18 +264,16 @@ class Handle:
         """Open the span, with everything known about the input already on it (one validation pass)."""
         run, spec = self._run, self._spec
         self._span_name = f"handoff {self._from or '?'} -> {spec.to}"
-        attributes = {
-            "handoff.run_id": run.run_id,
-            "handoff.id": self.handoff_id,
-            "handoff.seq": self.seq,
-            "handoff.to": spec.to,
-            "handoff.kind": spec.kind,
-        }
+        attributes = {"handoff.run_id": run.run_id, "handoff.id": self.handoff_id, "handoff.seq": self.seq}
+        attributes.update(spec.span_attributes)
+        links = None
         if self._input_sha is not None:
             attributes.update(self._input_attributes())
-        if "model" in self._config:
-            attributes["gen_ai.request.model"] = describe_value(self._config["model"])
-        self._span = self._recorder.spans.start(self._span_name, attributes, self.ts_ns)
+            links = self._parent_links()
+            self._input_on_span = True
+        span = self._recorder.spans.start(self._span_name, attributes, self.ts_ns, spec.span_kind, links)
+        self._span = span
+        run.remember_span(self.handoff_id, span.get_span_context())
 
     def activate(self) -> None:
         """Make this handoff current (contextvars and OpenTelemetry context) until :meth:`deactivate`."""
@@ -340,20 +348,33 @@ class Handle:
             attributes["handoff.retry_of"] = self._retry_of
         return attributes
 
+    def _parent_links(self) -> list | None:
+        """Links to the spans of the handoffs this one consumes (the parent, then any fan-in)."""
+        run = self._run
+        parents = [self._parent_id] if self._parent_id else []
+        parents += [hid for hid in self._fan_in if hid != self._parent_id]
+        contexts = [run.span_of(hid) for hid in parents]
+        links = [trace.Link(ctx, {"handoff.id": hid}) for hid, ctx in zip(parents, contexts) if ctx is not None]
+        return links or None
+
     def _end_span(self) -> None:
         span = self._span
         if span is None:
             return
-        name = f"handoff {self._from} -> {self._spec.to}"
         attributes: dict[str, Any] = {"handoff.status": self.status}
         if self._verdict is not None:
             attributes["handoff.verdict"] = self._verdict
-        if name != self._span_name:
-            # The input arrived after the span started (handoff.record): name and input attributes now.
-            span.update_name(name)
+        if not self._input_on_span:
+            # The input arrived after the span started (handoff.record, adapters): name, input and links now.
+            name = f"handoff {self._from or '?'} -> {self._spec.to}"
+            if name != self._span_name:
+                span.update_name(name)
             attributes.update(self._input_attributes())
-            if "model" in self._config:
-                attributes["gen_ai.request.model"] = describe_value(self._config["model"])
+            for link in self._parent_links() or ():
+                span.add_link(link.context, link.attributes)
+        model = self._config.get("model")
+        if model is not None and model != self._spec.config.get("model"):
+            attributes["gen_ai.request.model"] = describe_value(model)  # given with h.config() after the start
         if self._output is not None:
             attributes["handoff.output.sha256"] = self._output_sha or ""
             attributes["handoff.output.bytes"] = len(self._output)
@@ -362,10 +383,24 @@ class Handle:
             attributes["gen_ai.usage.input_tokens"] = self._input_tokens
         if self._output_tokens is not None:
             attributes["gen_ai.usage.output_tokens"] = self._output_tokens
-        span.set_attributes(attributes)
         if self._error is not None:
+            attributes["error.type"] = type(self._error).__name__
+            self._exception_event(span, self._error)
             span.set_status(trace.Status(trace.StatusCode.ERROR, type(self._error).__name__))
+        span.set_attributes(attributes)
         span.end()
+
+    @staticmethod
+    def _exception_event(span: Any, error: Exception) -> None:
+        """Add the ``exception`` event; message and stack trace are scrubbed on export, like all app text."""
+        try:
+            span.record_exception(error, escaped=True)
+        except Exception:  # noqa: BLE001 - a hostile __str__: the type and a placeholder message still go
+            event = {
+                "exception.type": type(error).__name__,
+                "exception.message": describe_error(error, with_type=False),
+            }
+            span.add_event("exception", event)
 
     def _record(self, duration_ms: float) -> Handoff:
         trace_id, span_id = span_ids(self._span) if self._span is not None else (None, None)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from handoff.capture.render import Rendered
-from handoff.model import KINDS
+from handoff.model import KINDS, describe_value
 
 
 class StepSpec:
@@ -24,6 +24,8 @@ class StepSpec:
         "render_output",
         "allow_empty",
         "replay",
+        "span_attributes",
+        "span_kind",
     )
 
     def __init__(
@@ -39,6 +41,8 @@ class StepSpec:
         render_output: Callable[[Any], Rendered],
         allow_empty: bool = False,
         replay: Callable[[Any], Any] | None = None,
+        operation: str | None = None,
+        provider: str | None = None,
     ) -> None:
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
@@ -56,6 +60,43 @@ class StepSpec:
         self.allow_empty = bool(allow_empty)
         #: ``replay=``: rebuilds ``(args, kwargs)`` from a stored input (``handoff replay``).
         self.replay = replay
+        #: What every span of this step carries from the start, built once (GenAI semantic conventions).
+        self.span_attributes = genai_attributes(to, kind, config, operation, provider)
+        #: ``CLIENT`` for a call to a model API, else ``INTERNAL`` (as the GenAI conventions ask).
+        self.span_kind = "CLIENT" if operation in MODEL_OPERATIONS else "INTERNAL"
+
+
+#: Operations of a model API call (``gen_ai.operation.name``), as the adapters know them.
+MODEL_OPERATIONS = frozenset({"chat", "text_completion", "embeddings", "generate_content"})
+
+
+def genai_operation(kind: str, config: dict[str, Any]) -> str:
+    """``gen_ai.operation.name`` of a step: agents are invoked, tools executed.
+
+    A transform or verifier step with a model is an LLM doing that work (``invoke_agent``);
+    without one it is plain code the pipeline calls (``execute_tool``).
+    """
+    if kind == "agent" or (kind in ("transform", "verifier") and config.get("model") is not None):
+        return "invoke_agent"
+    return "execute_tool"
+
+
+def genai_attributes(
+    to: str, kind: str, config: dict[str, Any], operation: str | None, provider: str | None
+) -> dict[str, Any]:
+    """The span attributes a step's every call shares: handoff's own and the GenAI ones known up front."""
+    operation = operation or genai_operation(kind, config)
+    attributes: dict[str, Any] = {"handoff.to": to, "handoff.kind": kind, "gen_ai.operation.name": operation}
+    if operation == "invoke_agent":
+        attributes["gen_ai.agent.name"] = to
+    elif operation == "execute_tool":
+        attributes["gen_ai.tool.name"] = to
+    if config.get("model") is not None:
+        attributes["gen_ai.request.model"] = describe_value(config["model"])
+    provider = provider if provider is not None else config.get("provider")
+    if provider is not None:
+        attributes["gen_ai.provider.name"] = describe_value(provider)
+    return attributes
 
 
 def merge_config(

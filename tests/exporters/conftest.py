@@ -81,8 +81,16 @@ def _span_dict(scope: str, span) -> dict:
         "trace_id": span.trace_id.hex(),
         "span_id": span.span_id.hex(),
         "parent_span_id": span.parent_span_id.hex(),
-        "attributes": {kv.key: _value(kv.value) for kv in span.attributes},
+        "attributes": _attributes(span.attributes),
+        "kind": span.kind,
+        "status": (span.status.code, span.status.message),
+        "links": [(link.trace_id.hex(), link.span_id.hex(), _attributes(link.attributes)) for link in span.links],
+        "events": [(event.name, _attributes(event.attributes)) for event in span.events],
     }
+
+
+def _attributes(key_values) -> dict:
+    return {kv.key: _value(kv.value) for kv in key_values}
 
 
 @pytest.fixture

@@ -50,6 +50,8 @@ def test_spans_arrive_with_the_contract_attributes_and_the_app_exporter_still_ge
         "handoff.seq": 2,
         "handoff.to": "orchestrator.compress_v3",
         "handoff.kind": "transform",
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "orchestrator.compress_v3",
         "handoff.from": "validate",
         "handoff.attempt": 1,
         "handoff.status": "ok",
