@@ -65,7 +65,7 @@ def worker_config(settings: Settings) -> dict[str, Any]:
     return {
         "store": settings.store,
         "scrub": settings.scrub,
-        "scrub_key": settings.scrub_key if settings.scrub_key is not None else _process_scrub_key(settings),
+        "scrub_key": pseudonym_key(settings),
         "spacy_model": settings.spacy_model,
         "inline_limit_bytes": settings.inline_limit_bytes,
         "spool_dir": settings.spool_dir,
@@ -86,6 +86,11 @@ def default_pool_size() -> int:
 
 
 _scrub_key: bytes | None = None
+
+
+def pseudonym_key(settings: Settings) -> Any:
+    """The scrub key of this process: the configured one, else one random key shared by its writer and spans."""
+    return settings.scrub_key if settings.scrub_key is not None else _process_scrub_key(settings)
 
 
 def _process_scrub_key(settings: Settings) -> bytes | None:

@@ -20,8 +20,10 @@ from __future__ import annotations
 import os
 import threading
 import weakref
+from collections.abc import Callable
 from typing import Any
 
+from handoff.config import Settings
 from handoff.diagnostics import warn_once
 from handoff.exporters.spans import private_provider, resolve_provider
 
@@ -29,7 +31,7 @@ TRACES_PATH = "/v1/traces"
 ENV_ENDPOINTS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
 
 _lock = threading.Lock()
-# provider -> (endpoint, processor): one handoff OTLP processor per provider, retargeted on change.
+# provider -> ((endpoint, scrub key and model), processor): one handoff OTLP processor per provider, retargeted on change.
 _attached: weakref.WeakKeyDictionary[Any, tuple[str | None, Any]] = weakref.WeakKeyDictionary()
 
 
@@ -46,17 +48,28 @@ def env_configured() -> bool:
     return any(os.environ.get(name) for name in ENV_ENDPOINTS)
 
 
-def build_processor(endpoint: str | None):
-    """Return a ``BatchSpanProcessor`` over an OTLP/HTTP exporter (``None``: endpoint from env)."""
+def build_processor(endpoint: str | None, scrubber: Callable[[], Any] | None = None):
+    """Return a ``BatchSpanProcessor`` over an OTLP/HTTP exporter (``None``: endpoint from env).
+
+    With ``scrubber`` (a function returning the store's scrubber) every span is scrubbed before it
+    leaves the process (:class:`~handoff.exporters.span_scrub.ScrubbingSpanExporter`).
+    """
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
     exporter = OTLPSpanExporter(endpoint=traces_url(endpoint)) if endpoint else OTLPSpanExporter()
+    if scrubber is not None:
+        from handoff.exporters.span_scrub import ScrubbingSpanExporter
+
+        exporter = ScrubbingSpanExporter(exporter, scrubber)
     return BatchSpanProcessor(exporter)
 
 
-def attach_otlp(endpoint: str | None = None, tracer_provider: Any = None):
+def attach_otlp(endpoint: str | None = None, tracer_provider: Any = None, settings: Settings | None = None):
     """Add OTLP export to the provider handoff records into; return the processor or ``None``.
+
+    With ``settings`` that scrub (the default), spans are scrubbed with the store's scrubber (same
+    key, same pseudonyms) before they are sent.
 
     Idempotent per provider: calling it again with the same endpoint keeps the processor,
     with another endpoint shuts the old one down (it then drops spans) and adds a new one,
@@ -70,23 +83,31 @@ def attach_otlp(endpoint: str | None = None, tracer_provider: Any = None):
         provider = resolve_provider(tracer_provider)
         if not hasattr(provider, "add_span_processor") or not (endpoint or provider is private_provider()):
             return None
-        return _attach(provider, endpoint or None)
+        return _attach(provider, endpoint or None, settings if settings is not None and settings.scrub else None)
     except Exception as exc:  # noqa: BLE001 - tracing setup must not stop recording
         warn_once("handoff: OTLP export is off: %s", exc)
         return None
 
 
-def _attach(provider: Any, endpoint: str | None):
+def _attach(provider: Any, endpoint: str | None, settings: Settings | None):
+    target = (endpoint, None if settings is None else (settings.scrub_key, settings.spacy_model))
     with _lock:
         current = _attached.get(provider)
-        if current is not None and current[0] == endpoint:
+        if current is not None and current[0] == target:
             return current[1]
-        processor = build_processor(endpoint)
+        processor = build_processor(endpoint, None if settings is None else _scrubber_of(settings))
         provider.add_span_processor(processor)
-        _attached[provider] = (endpoint, processor)
+        _attached[provider] = (target, processor)
     if current is not None:
         current[1].shutdown()
     return processor
+
+
+def _scrubber_of(settings: Settings) -> Callable[[], Any]:
+    from handoff.exporters.factory import build_scrubber, pseudonym_key
+
+    key = pseudonym_key(settings)
+    return lambda: build_scrubber(key, settings.spacy_model)
 
 
 def _detach(tracer_provider: Any) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 import pyarrow as pa
 
 from handoff.analysis.empty import is_empty_output
+from handoff.analysis.scrub.routes import scrub_mapping, scrub_payload, scrub_value
 from handoff.exporters.base import Record, StagedExporter
 from handoff.model import BINARY, SCHEMA_VERSION, TEXT, Event, Handoff, RunRecord, describe_error, describe_value
 from handoff.store.base import ObjectStore, PendingObject
@@ -53,15 +54,23 @@ class Analysis:
     """What :meth:`StoreExporter.analyze` found for one record: scrubbed texts, stored sides and constraint tokens.
 
     ``sides`` maps ``in``/``out`` to ``(stored bytes, scrub status, constraint tokens)``;
-    ``events`` are recorder events it raised (a payload whose scrubbing failed).
+    ``events`` are recorder events it raised (a payload whose scrubbing failed); ``texts`` holds the
+    scrubbed names (``from_step``, ``to_step``, ``model``, ``effort``, ``prompt_pack``, ``template``,
+    a run's or event's ``name``) and ``config`` the scrubbed config.
     """
 
     attributes: dict[str, str] = field(default_factory=dict)
     error_message: str | None = None
+    texts: dict[str, str | None] = field(default_factory=dict)
+    config: Any = None
     sides: dict[str, tuple[bytes, str, list[str]]] = field(default_factory=dict)
     events: list[Event] = field(default_factory=list)
     withheld: bool = False
     capture_error: str | None = None
+
+
+# The digest columns that hold names and config values from the application, scrubbed like content.
+_NAMED_COLUMNS = ("from_step", "to_step", "model", "effort", "prompt_pack", "template")
 
 
 def _unencodable_columns(table: str, row: dict[str, Any]) -> list[str]:
@@ -142,6 +151,7 @@ class StoreExporter(StagedExporter):
             return Analysis(
                 attributes=self._scrub_attrs(record.attributes),
                 error_message=self._scrub_text(getattr(record, "error_message", None)),
+                texts={"name": self._scrub_text(record.name)},
             )
         except Exception as exc:  # noqa: BLE001 - withhold what could not be analyzed, keep the record
             return Analysis(withheld=True, capture_error=f"writer: {describe_error(exc)}")
@@ -159,7 +169,12 @@ class StoreExporter(StagedExporter):
                     content_keys[day] = self._next_key("content", day)
                 self._add_handoff(record, analysis, content_keys[day], rows[day], blobs)
                 events += [
-                    (event, Analysis(attributes=event.attributes, error_message=event.error_message))
+                    (
+                        event,
+                        Analysis(
+                            attributes=event.attributes, error_message=event.error_message, texts={"name": event.name}
+                        ),
+                    )
                     for event in analysis.events
                 ]
             elif isinstance(record, RunRecord):
@@ -206,13 +221,36 @@ class StoreExporter(StagedExporter):
             return "<withheld: scrubbing failed>"
 
     def _scrub_attrs(self, attrs: dict[str, str]) -> dict[str, str]:
-        return {str(key): self._scrub_text(describe_value(value)) or "" for key, value in attrs.items()}
-
-    def _stored_bytes(self, record: Handoff, raw: bytes, content_type: str, events: list[Event]) -> tuple[bytes, str]:
-        if self.scrubber is None or not record.scrub:
-            return raw, "off"
+        attrs = {str(key): describe_value(value) for key, value in attrs.items()}
+        if self.scrubber is None or not attrs:
+            return attrs
         try:
-            return self.scrubber.scrub_bytes(raw, content_type or BINARY), "scrubbed"
+            return scrub_mapping(self.scrubber, attrs)
+        except Exception:  # noqa: BLE001 - never store raw attributes when scrubbing fails
+            return {"withheld": "<withheld: scrubbing failed>"}
+
+    def _scrub_config(self, config: dict[str, Any]) -> Any:
+        if self.scrubber is None or not config:
+            return config
+        try:
+            return scrub_value(self.scrubber, config)
+        except Exception:  # noqa: BLE001 - never store raw config when scrubbing fails
+            return {"withheld": "<withheld: scrubbing failed>"}
+
+    def _text(self, analysis: Analysis, column: str, raw: str | None) -> str | None:
+        """The scrubbed ``column`` from ``analysis``; never the raw value when scrubbing is on but missing."""
+        if column in analysis.texts:
+            return analysis.texts[column]
+        return raw if self.scrubber is None or raw is None else "<withheld: scrubbing failed>"
+
+    def _stored_bytes(
+        self, record: Handoff, raw: bytes, content_type: str, events: list[Event]
+    ) -> tuple[bytes, str, str | None]:
+        if self.scrubber is None or not record.scrub:
+            return raw, "off", None
+        try:
+            stored = scrub_payload(self.scrubber, raw, content_type or BINARY)
+            return stored.data, "scrubbed", stored.text
         except Exception as exc:  # noqa: BLE001 - withhold, record why, keep the digest row
             events.append(
                 Event(
@@ -225,24 +263,27 @@ class StoreExporter(StagedExporter):
                     error_message="content withheld: the scrubber failed on this payload",
                 )
             )
-            return WITHHELD, "withheld"
+            return WITHHELD, "withheld", None
 
-    def _constraints(self, stored: bytes | None, status: str) -> list[str]:
+    def _constraints(self, stored: bytes | None, status: str, text: str | None) -> list[str]:
         if stored is None or status == "withheld":
             return []
-        return self._extract(stored.decode("utf-8", errors="replace"))
+        return self._extract(text if text is not None else stored.decode("utf-8", errors="replace"))
 
     def _analyze_handoff(self, record: Handoff) -> Analysis:
         analysis = Analysis(
-            attributes=self._scrub_attrs(record.attributes), error_message=self._scrub_text(record.error_message)
+            attributes=self._scrub_attrs(record.attributes),
+            error_message=self._scrub_text(record.error_message),
+            texts={column: self._scrub_text(getattr(record, column)) for column in _NAMED_COLUMNS},
+            config=self._scrub_config(record.config),
         )
         for side, name in SIDES:
             raw: bytes | None = getattr(record, name)
             if raw is None:
                 continue
             content_type = getattr(record, f"{name}_content_type") or TEXT
-            stored, status = self._stored_bytes(record, raw, content_type, analysis.events)
-            analysis.sides[side] = (stored, status, self._constraints(stored, status))
+            stored, status, text = self._stored_bytes(record, raw, content_type, analysis.events)
+            analysis.sides[side] = (stored, status, self._constraints(stored, status, text))
         return analysis
 
     def _add_handoff(
@@ -281,11 +322,12 @@ class StoreExporter(StagedExporter):
             )
         tables["handoffs"].append(row)
 
-    def _config_json(self, record: Handoff, errors: list[str]) -> str | None:
-        if not record.config:
+    def _config_json(self, record: Handoff, analysis: Analysis, errors: list[str]) -> str | None:
+        config = record.config if self.scrubber is None else analysis.config
+        if not config:
             return None
         try:
-            return json.dumps(record.config, sort_keys=True, default=describe_value)
+            return json.dumps(config, sort_keys=True, default=describe_value)
         except (TypeError, ValueError, RecursionError) as exc:
             errors.append(f"config not encodable: {describe_error(exc)}")
             self.encode_errors += 1
@@ -298,8 +340,8 @@ class StoreExporter(StagedExporter):
             "run_id": record.run_id,
             "handoff_id": record.handoff_id,
             "seq": record.seq,
-            "from_step": record.from_step,
-            "to_step": record.to_step,
+            "from_step": self._text(analysis, "from_step", record.from_step),
+            "to_step": self._text(analysis, "to_step", record.to_step),
             "kind": record.kind,
             "parent_handoff_id": record.parent_handoff_id,
             "fan_in": list(record.fan_in),
@@ -320,11 +362,11 @@ class StoreExporter(StagedExporter):
             if record.output_tokens is not None
             else _estimate_tokens(record.output),
             "tokens_estimated": estimated,
-            "model": record.model,
-            "effort": record.effort,
-            "prompt_pack": record.prompt_pack,
-            "template": record.template,
-            "config": self._config_json(record, errors),
+            "model": self._text(analysis, "model", record.model),
+            "effort": self._text(analysis, "effort", record.effort),
+            "prompt_pack": self._text(analysis, "prompt_pack", record.prompt_pack),
+            "template": self._text(analysis, "template", record.template),
+            "config": self._config_json(record, analysis, errors),
             "attempt": record.attempt,
             "retry_of": record.retry_of,
             "trace_id": record.trace_id,
@@ -346,7 +388,7 @@ class StoreExporter(StagedExporter):
     def _run_row(self, record: RunRecord, analysis: Analysis) -> dict[str, Any]:
         return {
             "run_id": record.run_id,
-            "name": record.name,
+            "name": self._text(analysis, "name", record.name),
             "start_ts": _ts_us(record.start_ns),
             "end_ts": _ts_us(record.end_ns),
             "status": record.status,
@@ -361,7 +403,7 @@ class StoreExporter(StagedExporter):
             "handoff_id": event.handoff_id,
             "ts": _ts_us(event.ts_ns),
             "kind": event.kind,
-            "name": event.name,
+            "name": self._text(analysis, "name", event.name),
             "error_type": event.error_type,
             "error_message": analysis.error_message,
             "attributes": analysis.attributes,

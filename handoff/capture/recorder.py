@@ -83,7 +83,7 @@ class Recorder:
         self.counters = Counters()
         self.digest, self.digest_alg = _digest_function(settings.digest_key)
         self.spans = SpanRecorder(settings.tracer_provider)
-        self.otlp = attach_otlp(settings.otlp_endpoint, settings.tracer_provider)
+        self.otlp = attach_otlp(settings.otlp_endpoint, settings.tracer_provider, settings)
         self.writer = build_writer(settings, counters=self.counters, exporter_factory=exporter_factory)
         _register_metrics_once()
 
