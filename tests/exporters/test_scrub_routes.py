@@ -204,3 +204,33 @@ def test_a_json_value_of_any_type_has_keys_values_and_card_integers_scrubbed():
         scrubber.pseudonym("EMAIL_ADDRESS", EMAIL): [scrubber.pseudonym("CREDIT_CARD", str(card)), "INV-88214"],
         "total": 171312.0,
     }
+
+
+def test_an_app_span_sent_through_handoffs_otlp_export_loses_its_exception_message(tmp_path, receiver):
+    """A span of my own on the provider handoff exports from arrives with name, attributes and exception scrubbed."""
+    from opentelemetry.sdk.trace import TracerProvider
+
+    provider = TracerProvider()
+    handoff.configure(
+        store=str(tmp_path / "store"), scrub_key="k", otlp_endpoint=receiver.endpoint, tracer_provider=provider
+    )
+    with handoff.record("price", from_="compress") as h:  # attaches the OTLP export to my provider
+        h.input("brief")
+    with provider.get_tracer("app").start_as_current_span(
+        f"lookup {EMAIL}", attributes={"db.password": PASSWORD}
+    ) as span:
+        span.record_exception(LookupError(f"no account for {NAME} at {STREET}, card {CARD}"))
+        span.set_status(handoff_status_error(f"{EMAIL} declined"))
+    assert handoff.flush(30) is True
+    names = sorted(span["name"] for span in receiver.spans)
+    scrubber = Scrubber("k")
+    assert (leaks(receiver.bodies), names) == (
+        [],
+        ["handoff compress -> price", f"lookup {scrubber.pseudonym('EMAIL_ADDRESS', EMAIL)}"],
+    )
+
+
+def handoff_status_error(description: str):
+    from opentelemetry.trace import Status, StatusCode
+
+    return Status(StatusCode.ERROR, description)
