@@ -25,99 +25,12 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from handoff.errors import CorruptFile, QueryError, StoreError
+from handoff.diagnostics import warn_once
+from handoff.errors import CorruptFile, QueryError
+from handoff.queries.sources import completed_sql, source_sql, unreadable_files
 from handoff.store import ObjectStore, open_store
 from handoff.store.layout import TABLES
-from handoff.store.tables import PRIMARY_KEYS, SCHEMAS, dedup_order
-
-
-def _empty(table: str) -> pa.Table:
-    schema = SCHEMAS[table].append(pa.field("dt", pa.date32()))
-    return schema.empty_table()
-
-
-def _source_sql(con: duckdb.DuckDBPyConnection, store: ObjectStore, table: str) -> str:
-    """Register or describe the raw files of ``table``; return a FROM-able SQL expression."""
-    base = store.local_path(table)
-    if base is not None:
-        import glob
-
-        files = sorted(glob.glob(f"{base}/dt=*/*.parquet"))
-        if not files:
-            con.register(f"_empty_{table}", _empty(table))
-            return f"_empty_{table}"
-        path = f"{base}/dt=*/*.parquet".replace("'", "''")
-        # No union_by_name unless files of an older schema are present: reading every file's schema
-        # up front costs more than the query on a large store (about 3x on a year of day files).
-        by_name = id(con) in _read_by_name or _predates_schema(table, files[0])
-        union = ", union_by_name = true" if by_name else ""
-        return f"read_parquet('{path}', hive_partitioning = true, hive_types = {{'dt': DATE}}{union})"
-    import pyarrow.dataset as ds
-
-    filesystem, root = store.arrow_filesystem()
-    partitioning = ds.partitioning(pa.schema([("dt", pa.date32())]), flavor="hive")
-    # The full schema: files written before a column existed read it as null.
-    schema = SCHEMAS[table].append(pa.field("dt", pa.date32()))
-    try:
-        dataset = ds.dataset(
-            f"{root}/{table}", filesystem=filesystem, format="parquet", partitioning=partitioning, schema=schema
-        )
-    except (FileNotFoundError, pa.ArrowInvalid, OSError) as exc:
-        if (
-            "not exist" in str(exc)
-            or isinstance(exc, FileNotFoundError)
-            or "NoSuchKey" in str(exc)
-            or "Path does not exist" in str(exc)
-        ):
-            dataset = None
-        else:
-            raise StoreError(f"cannot read {store.uri(table)}: {exc}", uri=store.uri(table)) from exc
-    if dataset is None or not dataset.files:
-        con.register(f"_empty_{table}", _empty(table))
-        return f"_empty_{table}"
-    con.register(f"_arrow_{table}", dataset)
-    return f"_arrow_{table}"
-
-
-def _predates_schema(table: str, first_file: str) -> bool:
-    """Whether the table's first file (oldest day) lacks columns of the current schema.
-
-    Then the store holds files of an older schema version, and the views read by column name.
-    A store whose first file is current but that holds an older file later (a writer rolled
-    back) makes DuckDB refuse the read with a schema mismatch; :func:`query` then rebuilds the
-    views reading by column name too. Either way no column is dropped silently.
-    """
-    import pyarrow.parquet as pq
-
-    try:
-        names = set(pq.read_schema(first_file).names)
-    except (OSError, pa.ArrowInvalid):
-        return False  # a corrupt file: the query reports it, naming the file
-    return not set(SCHEMAS[table].names) <= names
-
-
-def _completed(con: duckdb.DuckDBPyConnection, table: str, source: str) -> str:
-    """``SELECT`` over ``source`` adding, as typed nulls, the table's columns no file has yet."""
-    have = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
-    missing = [f for f in SCHEMAS[table] if f.name not in have]
-    if not missing:
-        return f"SELECT * FROM {source}"
-    nulls = ", ".join(f'CAST(NULL AS {_DUCK_TYPES[str(f.type)]}) AS "{f.name}"' for f in missing)
-    return f"SELECT *, {nulls} FROM {source}"
-
-
-#: DuckDB types of the Arrow types a column can be added with (``_completed``).
-_DUCK_TYPES = {
-    "string": "VARCHAR",
-    "bool": "BOOLEAN",
-    "int16": "SMALLINT",
-    "int32": "INTEGER",
-    "int64": "BIGINT",
-    "double": "DOUBLE",
-    "timestamp[us, tz=UTC]": "TIMESTAMPTZ",
-    "list<item: string>": "VARCHAR[]",
-    "map<string, string>": "MAP(VARCHAR, VARCHAR)",
-}
+from handoff.store.tables import PRIMARY_KEYS, dedup_order
 
 
 def deduped_sql(table: str, where: str) -> str:
@@ -134,15 +47,22 @@ def deduped_sql(table: str, where: str) -> str:
     )
 
 
-def create_views(con: duckdb.DuckDBPyConnection, store: ObjectStore) -> None:
-    """Create (or replace) one deduplicating view per table on ``con``."""
+def create_views(
+    con: duckdb.DuckDBPyConnection, store: ObjectStore, skip: set[str] | None = None, *, by_name: bool = False
+) -> None:
+    """Create (or replace) one deduplicating view per table on ``con``.
+
+    The views leave out the files in ``skip``, read by column name with ``by_name``, and have
+    every column of the current schema (typed nulls where no file has it yet).
+    """
     for table in TABLES:
-        source = _source_sql(con, store, table)
+        source = source_sql(con, store, table, skip, by_name=by_name)
         keys = ", ".join(f'"{key}"' for key in PRIMARY_KEYS[table])
         order = dedup_order(table)
-        con.execute(f"CREATE OR REPLACE VIEW raw_{table} AS {_completed(con, table, source)}")
+        con.execute(f"CREATE OR REPLACE VIEW raw_{table} AS {completed_sql(con, table, source)}")
+        # A row without a run id is not one of ours (a foreign file read through a dataset schema).
         con.execute(
-            f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM raw_{table} "
+            f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM raw_{table} WHERE run_id IS NOT NULL "
             f"QUALIFY row_number() OVER (PARTITION BY {keys} ORDER BY {order}) = 1"
         )
     from handoff.queries.edges import create_edges_view
@@ -159,14 +79,16 @@ def connect(store: ObjectStore | str | None = None, *, progress_bar: bool = Fals
     if not isinstance(store, ObjectStore):
         store = open_store(store)
     con = sandboxed_connection(store.local_path(""), progress_bar=progress_bar)
-    _read_by_name.discard(id(con))  # an id reused from a closed connection
+    reading = _Reading(store)
+    _stores[id(con)] = reading
+    while len(_stores) > 64:
+        _stores.pop(next(iter(_stores)))
     try:
         create_views(con, store)
     except duckdb.Error as exc:
-        raise translate(exc) from exc
-    _stores[id(con)] = store
-    while len(_stores) > 64:
-        _stores.pop(next(iter(_stores)))
+        # A file the views cannot bind to (truncated, foreign) fails them all: leave it out.
+        if not _contain(con, reading, exc):
+            raise translate(exc) from exc
     return con
 
 
@@ -220,16 +142,55 @@ def _first_line(exc: Exception) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+class _Reading:
+    """What one open connection reads: its store, the files its views leave out as unreadable, and whether they read by column name."""
+
+    def __init__(self, store: ObjectStore) -> None:
+        self.store = store
+        self.skip: set[str] | None = None
+        # Set after DuckDB found files of two schema versions (an old file after new ones).
+        self.by_name = False
+
+    def rebuild(self, con: duckdb.DuckDBPyConnection) -> None:
+        create_views(con, self.store, self.skip, by_name=self.by_name)
+
+
 # Which store each open connection reads, so a query that lost a race with compaction or
-# retention (a listed file deleted before it was read) can rebuild its views and run again.
-_stores: dict[int, ObjectStore] = {}
-_VANISHED_RETRIES = 3
-# Connections whose views read by column name after DuckDB found files of two schemas.
-_read_by_name: set[int] = set()
+# retention (a listed file deleted before it was read) can rebuild its views and run again,
+# and one that tripped over an unreadable file can leave it out and answer from the rest.
+_stores: dict[int, _Reading] = {}
+_RETRIES = 3
 
 
-def _schema_mismatch(exc: Exception) -> bool:
-    return "schema mismatch" in str(exc).lower()
+def _contain(con: duckdb.DuckDBPyConnection, reading: _Reading, exc: Exception) -> bool:
+    """Find the files that do not read (every footer, plus the one ``exc`` names), warn once each, rebuild without them.
+
+    Return whether any new file was left out (if not, the error is not one skipping can fix).
+    """
+    found = unreadable_files(reading.store)
+    named = _named_key(reading.store, translate(exc))
+    if named is not None and named not in found:
+        found[named] = _first_line(exc)
+    new = {key: why for key, why in found.items() if key not in (reading.skip or set())}
+    if not new:
+        return False
+    for key, why in sorted(new.items()):
+        warn_once(f"skipped unreadable file {reading.store.uri(key)}: {why} (see `handoff fsck`)".replace("%", "%%"))
+    reading.skip = (reading.skip or set()) | set(new)
+    reading.rebuild(con)
+    return True
+
+
+def _named_key(store: ObjectStore, error: Exception) -> str | None:
+    """Return the store key of the file a translated error names, if it names one of the store's files."""
+    uri = getattr(error, "uri", None)
+    if not isinstance(error, CorruptFile) or not uri:
+        return None
+    root = store.local_path("")
+    if root is None:
+        root = store.arrow_filesystem()[1]
+    root = root.rstrip("/") + "/"
+    return uri[len(root) :] if uri.startswith(root) else None
 
 
 def _vanished(exc: Exception) -> bool:
@@ -265,30 +226,35 @@ def translate(exc: Exception) -> Exception:
 
 
 def _run(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None, fetch):
-    """``fetch(con, sql, params)``; translate errors, rebuild the views and retry when a file vanished."""
-    for attempt in range(_VANISHED_RETRIES + 1):
+    """``fetch(con, sql, params)``; translate errors; rebuild the views and retry when a file vanished or did not read."""
+    for attempt in range(_RETRIES + 1):
         try:
             return fetch(con, sql, params or [])
         except duckdb.Error as exc:
-            store = _stores.get(id(con))
-            mismatch = _schema_mismatch(exc) and id(con) not in _read_by_name
-            if attempt == _VANISHED_RETRIES or store is None or not (_vanished(exc) or mismatch):
+            reading = _stores.get(id(con))
+            if attempt == _RETRIES or reading is None or not _recover(con, reading, exc):
                 raise translate(exc) from exc
-            if mismatch:
-                _read_by_name.add(id(con))
-            create_views(con, store)
     raise AssertionError("unreachable")
 
 
-def run_select(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tuple]]:
-    """Run a user's query (``handoff sql``) after :func:`check_select`; return ``(column names, rows)``."""
-    check_select(sql)
-    try:
-        cursor = con.execute(sql)
-        columns = [column[0] for column in cursor.description or []]
-        return columns, (cursor.fetchall() if columns else [])
-    except duckdb.Error as exc:
-        raise translate(exc) from exc
+def _recover(con: duckdb.DuckDBPyConnection, reading: _Reading, exc: Exception) -> bool:
+    """Rebuild the views after a race with compaction or over an unreadable file; tell whether a retry can help."""
+    if _vanished(exc):
+        reading.rebuild(con)
+        return True
+    mismatch = _schema_mismatch(exc)
+    if (mismatch or isinstance(translate(exc), CorruptFile)) and _contain(con, reading, exc):
+        return True
+    if mismatch and not reading.by_name:
+        # Every file reads as one of ours, of two schema versions: read them by column name.
+        reading.by_name = True
+        reading.rebuild(con)
+        return True
+    return False
+
+
+def _schema_mismatch(exc: Exception) -> bool:
+    return "schema mismatch" in str(exc).lower()
 
 
 def _as_dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
@@ -303,11 +269,18 @@ def _as_arrow(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> pa
     return relation.to_arrow_table() if hasattr(relation, "to_arrow_table") else relation.arrow()
 
 
+def _as_columns_and_rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> tuple[list[str], list[tuple]]:
+    cursor = con.execute(sql, params)
+    columns = [column[0] for column in cursor.description or []]
+    return columns, (cursor.fetchall() if columns else [])
+
+
 def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
     """Run ``sql`` and return rows as dicts; DuckDB errors become handoff errors.
 
     When a file listed by the views was deleted before it was read (compaction or retention
-    replaced it), the views are rebuilt over the current files and the query runs again.
+    replaced it), the views are rebuilt over the current files and the query runs again; when
+    a file does not read, it is left out (with one warning naming it) and the query runs again.
     """
     return _run(con, sql, params, _as_dicts)
 
@@ -315,3 +288,9 @@ def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = N
 def query_arrow(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> pa.Table:
     """:func:`query`, returning an Arrow table (to register and query again without reading the store twice)."""
     return _run(con, sql, params, _as_arrow)
+
+
+def run_select(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tuple]]:
+    """Run a user's query (``handoff sql``) after :func:`check_select`; return ``(column names, rows)``."""
+    check_select(sql)
+    return _run(con, sql, None, _as_columns_and_rows)

@@ -27,17 +27,22 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
-from handoff.errors import HandoffError, StoreError
+from handoff.errors import CorruptFile, HandoffError, StoreError
 from handoff.retention.lock import DEFAULT_STALE_AFTER_S, RetentionLock
 from handoff.retention.pins import pin_history, pinned_runs, run_days
 from handoff.retention.policy import Policy, age_days, default_policy
 from handoff.retention.rewrite import GONE, OTHER_TABLES, DayWork, plan_day
 from handoff.store.base import ObjectStore
 from handoff.store.layout import BLOBS, day_of_key
+from handoff.store.local import TEMP_MARK
 
 STATE_KEY = "_retention/state.json"
 JOURNAL_PREFIX = "_retention/journal/"
 REPORT_PREFIX = "_retention/reports/"
+#: Past this many days since the last applied ``now``, listing the store beats walking the days.
+MAX_INCREMENTAL_DAYS = 400
+#: ``now`` must lie in this range: before it nothing was recorded, after it dates overflow.
+EARLIEST_NOW = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 #: ``on_phase(phase, day)`` is called after each phase of a day: ``"journaled"``, ``"written"``, ``"deleted"``.
 PhaseHook = Callable[[str, date], None]
@@ -93,6 +98,7 @@ class Report(Plan):
     started: str = ""
     duration_s: float = 0.0
     recovered: list[dict[str, str]] = field(default_factory=list)
+    cleaned: list[str] = field(default_factory=list)
     errors: list[dict[str, str]] = field(default_factory=list)
     lock_taken_over: dict | None = None
     report_key: str = ""
@@ -105,6 +111,7 @@ class Report(Plan):
             "duration_s": round(self.duration_s, 3),
             **super().to_dict(),
             "recovered": self.recovered,
+            "cleaned": self.cleaned,
             "errors": self.errors,
             "lock_taken_over": self.lock_taken_over,
             "report": self.report_key,
@@ -122,7 +129,7 @@ def plan(
     pinned = pinned_runs(store, pin_history(store))
     state = read_state(store)
     days, scan, listed = candidate_days(store, policy, now, state, set(pinned), full_scan)
-    in_flight = [info.key for info in store.list(JOURNAL_PREFIX)]
+    in_flight = journal_keys(store)
     result = Plan(now, policy, scan, listed, sorted(pinned), in_flight=in_flight)
     for day in sorted(days):
         work = plan_day(store, policy, day, now, set(pinned))
@@ -191,10 +198,13 @@ def candidate_days(
     Incremental: the days that crossed one of the policy's boundaries between the last applied
     ``now`` and this one, plus days the last run could not finish and days of runs unpinned since.
     """
-    if full_scan or state is None or state.get("policy") != policy.digest():
+    last = _state_now(state)
+    # A long gap (or a ``now`` before the last one) would mean enumerating more days than one
+    # listing of the store costs: ``--now 9999-12-31`` must answer in seconds, not walk 2.9M days.
+    stale = last is None or not timedelta(0) <= now - last <= timedelta(days=MAX_INCREMENTAL_DAYS)
+    if full_scan or state is None or state.get("policy") != policy.digest() or stale:
         days = {day for day in all_days(store) if age_days(day, now) >= min(policy.boundaries_days())}
         return days, "full", len(days)
-    last = datetime.fromisoformat(state["now"])
     days: set[date] = set()
     for boundary in policy.boundaries_days():
         days |= _crossed(last, now, boundary)
@@ -203,6 +213,13 @@ def candidate_days(
         days |= set(run_days(run_id))
     days = {day for day in days if age_days(day, now) >= min(policy.boundaries_days())}
     return days, "incremental", len(days)
+
+
+def _state_now(state: dict | None) -> datetime | None:
+    try:
+        return _utc(datetime.fromisoformat(state["now"])) if state else None
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _crossed(last: datetime, now: datetime, boundary_days: int) -> set[date]:
@@ -250,13 +267,45 @@ def _execute(store: ObjectStore, work: DayWork, hook: PhaseHook) -> None:
     store.delete(_journal_key(work.day))
 
 
+def journal_keys(store: ObjectStore) -> list[str]:
+    """Return the journals of days left in flight, without the temp files a killed write can leave."""
+    return [info.key for info in store.list(JOURNAL_PREFIX) if not _is_temp(info.key)]
+
+
+def _is_temp(key: str) -> bool:
+    return key.rsplit("/", 1)[-1].startswith(TEMP_MARK)
+
+
+def _clean_journal_temps(store: ObjectStore) -> list[str]:
+    """Delete temp files under ``_retention/``: only a job holding the lock writes there, so any found were left by a killed one."""
+    keys = [info.key for info in store.list("_retention/") if _is_temp(info.key)]
+    for key in keys:
+        store.delete(key)
+    return keys
+
+
+def _read_journal(store: ObjectStore, key: str) -> dict:
+    try:
+        journal = json.loads(store.get(key))
+        date.fromisoformat(journal["day"])
+        if not all(isinstance(journal[name], list) for name in ("writes", "deletes")):
+            raise TypeError("writes and deletes must be lists")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CorruptFile(
+            f"unreadable retention journal {store.uri(key)}: {exc}; move it away to let retention run",
+            uri=store.uri(key),
+        ) from exc
+    return journal
+
+
 def _recover_all(store: ObjectStore, report: Report) -> set[date]:
     """Finish or roll back every day an earlier run left in flight; return those days."""
     days: set[date] = set()
-    for info in list(store.list(JOURNAL_PREFIX)):
-        journal = json.loads(store.get(info.key))
+    report.cleaned = _clean_journal_temps(store)
+    for key in journal_keys(store):
+        journal = _read_journal(store, key)
         action = _recover(store, journal)
-        store.delete(info.key)
+        store.delete(key)
         report.recovered.append({"day": journal["day"], "action": action})
         days.add(date.fromisoformat(journal["day"]))
     return days
@@ -295,9 +344,10 @@ def write_state(store: ObjectStore, state: dict) -> None:
 
 
 def _next_state(state: dict | None, policy: Policy, now: datetime, pinned: dict, failed: list[date]) -> dict:
-    last = datetime.fromisoformat(state["now"]) if state and state.get("policy") == policy.digest() else now
+    # ``now`` even when an earlier run used a later one (a rehearsal): the next run then sees a
+    # gap that is not a forward step of at most MAX_INCREMENTAL_DAYS and lists every day once.
     return {
-        "now": max(last, now).isoformat(),
+        "now": now.isoformat(),
         "policy": policy.digest(),
         "pinned": sorted(pinned),
         "retry_days": sorted(day.isoformat() for day in failed),
@@ -315,7 +365,13 @@ def _write_report(store: ObjectStore, report: Report) -> str:
 def _utc(now: datetime | None) -> datetime:
     if now is None:
         return datetime.now(timezone.utc)
-    return now.replace(tzinfo=timezone.utc) if now.tzinfo is None else now.astimezone(timezone.utc)
+    try:
+        now = now.replace(tzinfo=timezone.utc) if now.tzinfo is None else now.astimezone(timezone.utc)
+    except OverflowError:
+        raise ValueError(f"bad now {now!r}: out of range") from None
+    if now < EARLIEST_NOW:
+        raise ValueError(f"bad now {now.isoformat()}: retention runs at times after {EARLIEST_NOW.date().isoformat()}")
+    return now
 
 
 def _no_hook(phase: str, day: date) -> None:

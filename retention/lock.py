@@ -3,7 +3,8 @@
 The lock is ``_locks/retention``, created with the store's conditional write
 (``put_if_absent``: ``O_EXCL`` on a directory, ``If-None-Match: *`` on S3). Its body names the
 holder and a heartbeat the holder refreshes after each day it applies; a lock whose heartbeat
-is older than ``stale_after_s`` belongs to a job that died and is taken over.
+is older than ``stale_after_s`` belongs to a job that died and is taken over. A lock held by a
+process on this host that no longer exists is taken over at once: that job is certainly dead.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class RetentionLock:
         if self.store.put_if_absent(self.key, self._body(self._acquired)):
             return
         holder = self._holder()
-        if holder is not None and self.clock() - float(holder.get("heartbeat", 0)) < self.stale_after_s:
+        if holder is not None and not _holder_dead(holder) and self.clock() - _heartbeat(holder) < self.stale_after_s:
             raise LockHeld(_held_message(self.store.uri(self.key), holder, self.stale_after_s))
         self.took_over = holder
         # Read-compare-delete narrows the window in which two jobs both see the same stale lock.
@@ -93,8 +94,34 @@ class RetentionLock:
         self.release()
 
 
+def _heartbeat(holder: dict) -> float:
+    try:
+        return float(holder.get("heartbeat", 0))
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _holder_dead(holder: dict) -> bool:
+    """Tell whether the holder is a process on this host that has exited (a lock from another host never is)."""
+    pid = holder.get("pid")
+    if holder.get("host") != socket.gethostname() or not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return False
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 def _held_message(uri: str, holder: dict, stale_after_s: float) -> str:
-    since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(float(holder.get("acquired", 0))))
+    try:
+        since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(float(holder.get("acquired", 0))))
+    except (TypeError, ValueError, OverflowError, OSError):
+        since = "an unknown time"
     return (
         f"another retention job holds {uri} (host {holder.get('host')}, pid {holder.get('pid')}, since {since}); "
         f"it counts as stale {int(stale_after_s)}s after its last heartbeat"

@@ -22,6 +22,10 @@ gone. Age is counted in whole UTC days of the row's ``dt=`` partition: a partiti
 ``max_age`` once its last instant is at least that old. An override changes one tier's
 ``max_age`` for the rows it matches (``to_step``, ``from_step``, ``kind``, ``run_status``,
 ``run_attributes``); when several match, the longest wins.
+
+A policy is hostile input until it parses: every ``max_age`` is a string with a unit naming a
+positive whole number of days (at most a century), tiers and override fields are the known
+ones, and anything else is refused with one line naming the key.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from handoff.durations import parse_duration
 
@@ -171,64 +175,125 @@ def load_policy(path: str | Path | None = None) -> Policy:
 
 
 def parse_policy(text: str, *, source: str = "<string>") -> Policy:
-    """Parse policy TOML; raise ``ValueError`` naming the problem."""
+    """Parse policy TOML; raise ``ValueError`` naming the problem and the key it is in, in one line."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"bad retention policy {source}: {exc}") from exc
-    unknown = set(data) - {"tier", "override"}
+        raise ValueError(f"bad retention policy {source}: {str(exc).splitlines()[0]}") from exc
+    fail = _failer(source)
+    unknown = sorted(set(data) - {"tier", "override"})
     if unknown:
-        raise ValueError(f"bad retention policy {source}: unknown section {sorted(unknown)[0]!r}")
-    tiers = tuple(_parse_tier(item, source) for item in data.get("tier", []))
-    if not tiers:
-        raise ValueError(f"bad retention policy {source}: no [[tier]] defined")
-    _check_order(tiers, source)
-    names = {tier.name for tier in tiers}
-    overrides = tuple(_parse_override(item, names, source) for item in data.get("override", []))
+        fail(f"unknown key {unknown[0]!r} (a policy has [[tier]] and [[override]] tables only)")
+    tier_items = _tables(data, "tier", fail)
+    if not tier_items:
+        fail("no [[tier]] defined")
+    tiers = tuple(_parse_tier(item, fail) for item in tier_items)
+    names = [tier.name for tier in tiers]
+    duplicate = next((name for name in names if names.count(name) > 1), None)
+    if duplicate is not None:
+        fail(f"tier name {duplicate!r} is used twice")
+    _check_order(tiers, fail)
+    overrides = tuple(_parse_override(item, set(names), fail) for item in _tables(data, "override", fail))
     return Policy(tiers, overrides, source)
 
 
-def _days(value: Any, source: str) -> int:
-    if isinstance(value, int):
-        return value
-    days = parse_duration(str(value)) / timedelta(days=1)
-    if days != int(days) or days <= 0:
-        raise ValueError(f"bad retention policy {source}: max_age {value!r} must be a whole number of days")
+def _failer(source: str):
+    def fail(message: str) -> NoReturn:
+        raise ValueError(f"bad retention policy {source}: {message}")
+
+    return fail
+
+
+def _tables(data: Mapping[str, Any], key: str, fail) -> list[Mapping[str, Any]]:
+    items = data.get(key, [])
+    if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+        fail(f"{key!r} must be [[{key}]] tables, not {_shown(items)}")
+    return items
+
+
+#: The longest age a policy may name: a century (longer is a typo, and overflows date arithmetic).
+MAX_AGE_DAYS = 36_525
+
+
+def _days(value: Any, where: str, fail) -> int:
+    """Read a ``max_age``: a string of a positive whole number of days with a unit (``"30d"``, ``"720h"``)."""
+    if not isinstance(value, str):
+        fail(f'{where} max_age must be a duration string with a unit such as "30d", not {_shown(value)}')
+    try:
+        days = parse_duration(value) / timedelta(days=1)
+    except ValueError as exc:
+        fail(f"{where} max_age: {exc}")
+    if days <= 0:
+        fail(f"{where} max_age {value!r} must be longer than zero")
+    if days != int(days):
+        fail(f"{where} max_age {value!r} must be a whole number of days")
+    if days > MAX_AGE_DAYS:
+        fail(f"{where} max_age {value!r} is longer than {MAX_AGE_DAYS} days")
     return int(days)
 
 
-def _parse_tier(item: Mapping[str, Any], source: str) -> Tier:
-    if "name" not in item or "max_age" not in item:
-        raise ValueError(f"bad retention policy {source}: every [[tier]] needs name and max_age")
-    keeps = frozenset(item.get("keeps", GROUPS))
+def _shown(value: Any) -> str:
+    return f"{type(value).__name__} {value!r}"[:80]
+
+
+_TIER_KEYS = ("name", "max_age", "keeps")
+
+
+def _parse_tier(item: Mapping[str, Any], fail) -> Tier:
+    name = item.get("name")
+    if not isinstance(name, str) or not name.strip():
+        fail(
+            "every [[tier]] needs name and max_age"
+            if name is None
+            else f"tier name must be a non-empty string, not {_shown(name)}"
+        )
+    where = f"tier {name!r}"
+    unknown = sorted(set(item) - set(_TIER_KEYS))
+    if unknown:
+        fail(f"{where}: unknown key {unknown[0]!r} (a tier has {', '.join(_TIER_KEYS)})")
+    if "max_age" not in item:
+        fail("every [[tier]] needs name and max_age")
+    keeps_value = item.get("keeps", list(GROUPS))
+    if not isinstance(keeps_value, list) or not all(isinstance(group, str) for group in keeps_value):
+        fail(f"{where} keeps must be a list of group names, not {_shown(keeps_value)}")
+    keeps = frozenset(keeps_value)
     bad = keeps - set(GROUPS)
     if bad:
-        raise ValueError(
-            f"bad retention policy {source}: tier {item['name']!r} keeps unknown {sorted(bad)[0]!r} (one of {', '.join(GROUPS)})"
-        )
-    return Tier(str(item["name"]), _days(item["max_age"], source), keeps)
+        fail(f"{where} keeps unknown {sorted(bad)[0]!r} (one of {', '.join(GROUPS)})")
+    return Tier(name, _days(item["max_age"], where, fail), keeps)
 
 
-def _check_order(tiers: tuple[Tier, ...], source: str) -> None:
+def _check_order(tiers: tuple[Tier, ...], fail) -> None:
     for before, after in zip(tiers, tiers[1:]):
         if after.max_age_days <= before.max_age_days:
-            raise ValueError(f"bad retention policy {source}: tier {after.name!r} must be older than {before.name!r}")
+            fail(f"tier {after.name!r} must be older than {before.name!r}")
         if not after.keeps <= before.keeps:
-            raise ValueError(f"bad retention policy {source}: tier {after.name!r} keeps more than {before.name!r}")
+            fail(f"tier {after.name!r} keeps more than {before.name!r}")
 
 
-def _parse_override(item: Mapping[str, Any], tier_names: set[str], source: str) -> Override:
-    if item.get("tier") not in tier_names or "max_age" not in item:
-        raise ValueError(
-            f"bad retention policy {source}: every [[override]] needs max_age and tier (one of {', '.join(sorted(tier_names))})"
-        )
+def _parse_override(item: Mapping[str, Any], tier_names: set[str], fail) -> Override:
+    tier = item.get("tier")
+    if not isinstance(tier, str) or tier not in tier_names or "max_age" not in item:
+        known = ", ".join(sorted(tier_names))
+        detail = f"; tier {_shown(tier)} is not one of them" if "tier" in item and "max_age" in item else ""
+        fail(f"every [[override]] needs max_age and tier (one of {known}){detail}")
     match = {key: value for key, value in item.items() if key not in ("tier", "max_age")}
-    bad = set(match) - set(MATCH_FIELDS)
+    bad = sorted(set(match) - set(MATCH_FIELDS))
     if bad or not match:
-        raise ValueError(
-            f"bad retention policy {source}: override matches on {', '.join(MATCH_FIELDS)}; got {sorted(bad) or 'nothing'}"
-        )
-    return Override(str(item["tier"]), _days(item["max_age"], source), match)
+        fail(f"override matches on {', '.join(MATCH_FIELDS)}; got {bad or 'nothing'}")
+    for key, value in match.items():
+        _check_match_value(key, value, fail)
+    return Override(tier, _days(item["max_age"], f"override for tier {tier!r}", fail), match)
+
+
+def _check_match_value(key: str, value: Any, fail) -> None:
+    if key == "run_attributes":
+        if not isinstance(value, dict) or not value or any(isinstance(v, (dict, list)) for v in value.values()):
+            fail(
+                f'override run_attributes must be a table of names to values, such as {{ customer = "acme" }}, not {_shown(value)}'
+            )
+    elif not isinstance(value, str):
+        fail(f"override {key} must be a string, not {_shown(value)}")
 
 
 def age_days(day: date, now: datetime) -> int:

@@ -2,7 +2,7 @@
 
 Checks, over the day partitions in the window (``since``; all when ``None``):
 
-* ``corrupt-file``: a table's Parquet file that does not decode;
+* ``corrupt-file``: a table's file that does not decode, or holds another table's (or a foreign) schema;
 * ``missing-ref``: a handoff's ``input_ref``/``output_ref`` names a content row or blob that is not there;
 * ``corrupt-blob``: a large-payload blob that does not decompress;
 * ``digest-mismatch``: a content row whose bytes do not hash to the ``stored_sha256`` it was written with;
@@ -10,12 +10,15 @@ Checks, over the day partitions in the window (``since``; all when ``None``):
   copies of one record, as when a writer retried a batch (views hide it; repair compacts the day);
 * ``conflict``: a ``(run_id, handoff_id)`` stored in rows whose digests differ: two different records
   under one id (repair never removes either; the views show one of them);
-* ``temp-file``: a leftover temp file (local ``.tmp-*``) or an incomplete S3 multipart upload, older
-  than ``temp_min_age_s`` (younger ones may belong to a writer at work: counted as ``in_progress``).
+* ``temp-file``: a leftover temp file (local ``.tmp-*``, in the tables, the blobs, ``_retention/``
+  or ``_locks/``) or an incomplete S3 multipart upload, older than ``temp_min_age_s`` (younger
+  ones may belong to a writer at work: counted as ``in_progress``).
 
-Repair removes temp files and incomplete uploads older than ``temp_min_age_s`` (younger ones may
-belong to a writer at work) and compacts days with true duplicates; compaction keeps rows whose
-digests differ, so a conflict is reported again, never resolved by deleting a record. Uploading the spool is the
+Repair moves each corrupt file to ``_quarantine/<its key>`` (readers and retention never look
+there; moving it back restores it), removes temp files and incomplete uploads older than
+``temp_min_age_s`` (younger ones may belong to a writer at work) and compacts days with true
+duplicates; compaction keeps rows whose digests differ, so a conflict is reported again, never
+resolved by deleting a record. Uploading the spool is the
 caller's part (``handoff fsck --repair`` does it first), since the spool belongs to the writer.
 """
 
@@ -31,9 +34,11 @@ from handoff.errors import CorruptFile, StoreError
 from handoff.store.base import ObjectStore
 from handoff.store.blobs import get_blob
 from handoff.store.layout import BLOBS, TABLES, day_of_key, parse_ref
-from handoff.store.tables import read_file
+from handoff.store.tables import file_problem, read_file
 
 TEMP_MARK = ".tmp-"
+#: Where ``--repair`` moves files that do not read, under their original key.
+QUARANTINE_PREFIX = "_quarantine/"
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,8 @@ class _Check:
         self.handoff_keys: dict[tuple[str, str], list[tuple[str | None, str | None]]] = defaultdict(list)
         self.handoff_days: dict[tuple[str, str], str] = {}
         self.temps: list[tuple[str, float, str | None]] = []
+        #: Keys of table files that do not read (truncated, not Parquet, a foreign schema).
+        self.corrupt: list[str] = []
 
     def problem(self, kind: str, where: str, detail: str) -> None:
         self.report.problems.append(Problem(kind, where, detail))
@@ -106,16 +113,20 @@ class _Check:
 
     # -- tables --------------------------------------------------------------------------
 
-    def read(self, key: str, columns: list[str]):
+    def read(self, table: str, key: str, columns: list[str]):
         self.report.files += 1
-        try:
-            return read_file(self.store, key, columns=columns)
-        except CorruptFile as exc:
-            self.problem("corrupt-file", self.store.uri(key), str(exc).splitlines()[0])
-            return None
+        problem = file_problem(self.store, table, key)
+        if problem is None:
+            try:
+                return read_file(self.store, key, columns=columns)
+            except CorruptFile as exc:
+                problem = str(exc).splitlines()[0]
+        self.problem("corrupt-file", self.store.uri(key), problem)
+        self.corrupt.append(key)
+        return None
 
     def check_content(self, key: str) -> None:
-        table = self.read(key, ["run_id", "handoff_id", "side", "content", "stored_sha256"])
+        table = self.read("content", key, ["run_id", "handoff_id", "side", "content", "stored_sha256"])
         rows = self.content.setdefault(key, {})
         for row in table.to_pylist() if table is not None else []:
             selector = f"{row['run_id']}/{row['handoff_id']}/{row['side']}"
@@ -126,7 +137,9 @@ class _Check:
                 )
 
     def check_handoffs(self, key: str) -> None:
-        table = self.read(key, ["run_id", "handoff_id", "input_sha256", "output_sha256", "input_ref", "output_ref"])
+        table = self.read(
+            "handoffs", key, ["run_id", "handoff_id", "input_sha256", "output_sha256", "input_ref", "output_ref"]
+        )
         for row in table.to_pylist() if table is not None else []:
             ident = (row["run_id"], row["handoff_id"])
             self.handoff_keys[ident].append((row["input_sha256"], row["output_sha256"]))
@@ -189,18 +202,29 @@ class _Check:
                 elif table == "handoffs":
                     self.check_handoffs(key)
                 elif table != "content":
-                    self.read(key, [])
-        self.files(f"{BLOBS}/")
+                    self.read(table, key, [])
+        for prefix in (f"{BLOBS}/", "_retention/", "_locks/"):
+            self.files(prefix)
         self.scan_uploads()
         self.check_duplicates()
         self.check_temps()
         return self.report
 
 
+def quarantine(store: ObjectStore, key: str) -> str:
+    """Move ``key`` to ``_quarantine/<key>`` (copy, then delete); return a line saying how to restore it."""
+    target = QUARANTINE_PREFIX + key
+    store.put(target, store.get(key))
+    store.delete(key)
+    return f"quarantined {store.uri(key)} to {store.uri(target)} (to restore it, move it back to {key})"
+
+
 def _repair(check: _Check) -> None:
-    """Remove old temp files and uploads, compact days with duplicates; record what was done."""
+    """Quarantine unreadable files, remove old temp files and uploads, compact days with duplicates; record what was done."""
     from handoff.store.compact import compact
 
+    for key in check.corrupt:
+        check.report.repaired.append(quarantine(check.store, key))
     now = time.time()
     for key, started, upload_id in check.temps:
         if now - started < check.temp_min_age_s:

@@ -231,3 +231,41 @@ def read_file(store: ObjectStore, key: str, columns: list[str] | None = None, fi
         return pq.read_table(pa.BufferReader(raw), columns=columns, filters=filters)
     except (pa.ArrowInvalid, OSError) as exc:
         raise CorruptFile(f"corrupt Parquet file {store.uri(key)}: {exc}", uri=store.uri(key)) from exc
+
+
+def schema_problem(table: str, schema: pa.Schema) -> str | None:
+    """Return why a file of ``schema`` is not a ``table`` file (a column missing or of another type), or ``None``.
+
+    Extra columns are allowed: a newer writer may add one. So are missing trailing columns: each
+    schema version appends columns, so a file of an older version holds a prefix of them (at
+    least the primary key).
+    """
+    fields = list(SCHEMAS[table])
+    present = [i for i, field in enumerate(fields) if schema.get_field_index(field.name) >= 0]
+    keys_end = 1 + max(SCHEMAS[table].get_field_index(key) for key in PRIMARY_KEYS[table])
+    for expected in fields[: max(keys_end, present[-1] + 1 if present else 0)]:
+        index = schema.get_field_index(expected.name)
+        if index < 0:
+            return f"not a {table} file: no column {expected.name!r}"
+        found = schema.field(index).type
+        if not found.equals(expected.type):
+            return f"not a {table} file: column {expected.name!r} is {found}, not {expected.type}"
+    return None
+
+
+def file_problem(store: ObjectStore, table: str, key: str) -> str | None:
+    """Return why ``key`` cannot be read as a ``table`` file (not Parquet, truncated, foreign schema), or ``None``.
+
+    Reads only the file's footer.
+    """
+    try:
+        local = store.local_path(key)
+        if local is not None:
+            schema = pq.read_schema(local)
+        else:
+            filesystem, root = store.arrow_filesystem()
+            with filesystem.open_input_file(f"{root}/{key}") as handle:
+                schema = pq.read_schema(handle)
+    except (pa.ArrowInvalid, OSError) as exc:
+        return f"not readable as Parquet: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+    return schema_problem(table, schema)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -152,17 +154,19 @@ apply(open_store(sys.argv[1]), now=datetime.fromisoformat(sys.argv[2]), on_phase
 
 
 def test_a_job_killed_with_sigkill_is_completed_by_the_next_run(store, tmp_path):
-    """A real SIGKILL between the write and delete phases leaves a journal and a lock; the next run (after the stale timeout) finishes."""
+    """A SIGKILL between the write and delete phases leaves a journal and a lock; the next run takes the dead pid's lock, finishes."""
     old = write_run(store, 40)
     script = tmp_path / "job.py"
     script.write_text(_KILLED_JOB, encoding="utf-8")
     done = subprocess.run([sys.executable, str(script), store.url, NOW.isoformat()], capture_output=True, timeout=120)
     assert done.returncode == -signal.SIGKILL, done.stderr.decode()[-2000:]
     assert (store.exists(LOCK_KEY), len(keys(store, JOURNAL_PREFIX))) == (True, 1)
-    with pytest.raises(LockHeld):
-        apply(store, now=NOW)
-    report = apply(store, now=NOW, stale_after_s=0)
+    report = apply(store, now=NOW)
     assert (report.status, [r["action"] for r in report.recovered]) == ("done", ["rolled back"])
+    assert (report.lock_taken_over["host"], report.lock_taken_over["pid"] != os.getpid()) == (
+        socket.gethostname(),
+        True,
+    )
     assert tiers_of(store) == {old: ["digest"] * 3}
     assert rows(store, "SELECT count(*) AS n FROM raw_handoffs")[0]["n"] == 3
     assert store.exists(LOCK_KEY) is False
