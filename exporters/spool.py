@@ -37,6 +37,7 @@ from typing import Any
 
 from handoff.errors import CorruptFile
 from handoff.store.base import PendingObject
+from handoff.store.files import check_file_mode, file_mode_from_env, make_dirs, write_private
 
 MAGIC = b"HOSPOOL1"
 SUFFIX = ".spool"
@@ -80,13 +81,10 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
+def _write_atomic(path: Path, data: bytes, file_mode: int) -> None:
     temp = path.with_name(f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}-{path.name}")
     try:
-        with open(temp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        write_private(temp, data, file_mode)
         os.replace(temp, path)
     except BaseException:
         temp.unlink(missing_ok=True)
@@ -152,9 +150,18 @@ class SpoolState:
 class Spool:
     """The bounded on-disk queue of prepared batches for one store. Creating one does no I/O."""
 
-    def __init__(self, store_url: str, *, root: str | os.PathLike[str] | None = None, max_bytes: int = 1 << 30) -> None:
+    def __init__(
+        self,
+        store_url: str,
+        *,
+        root: str | os.PathLike[str] | None = None,
+        max_bytes: int = 1 << 30,
+        file_mode: int | None = None,
+    ) -> None:
         if max_bytes < 0:
             raise ValueError("spool_max_bytes must be >= 0")
+        #: Spooled batches hold scrubbed content: created 0600 (dirs 0700) whatever the umask.
+        self.file_mode = file_mode_from_env() if file_mode is None else check_file_mode(file_mode)
         self.store_url = canonical_store_url(store_url)
         self.root = Path(root).expanduser() if root else default_spool_root()
         self.directory = self.root / _store_slug(self.store_url)
@@ -164,9 +171,9 @@ class Spool:
 
     def _ensure(self) -> None:
         if not self.batches.is_dir():
-            self.batches.mkdir(parents=True, exist_ok=True)
-            self.status_dir.mkdir(exist_ok=True)
-            (self.directory / "store.txt").write_text(self.store_url + "\n")
+            make_dirs(self.batches, self.file_mode)
+            make_dirs(self.status_dir, self.file_mode)
+            _write_atomic(self.directory / "store.txt", (self.store_url + "\n").encode(), self.file_mode)
 
     # -- writing -------------------------------------------------------------------------
 
@@ -177,7 +184,7 @@ class Spool:
         if self.size_bytes() + len(data) > self.max_bytes:
             return False
         name = f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(4)}{SUFFIX}"
-        _write_atomic(self.batches / name, data)
+        _write_atomic(self.batches / name, data, self.file_mode)
         return True
 
     # -- reading -------------------------------------------------------------------------
@@ -209,7 +216,7 @@ class Spool:
             return decode_batch(path.read_bytes(), str(path))
         except CorruptFile:
             aside = self.directory / "corrupt"
-            aside.mkdir(exist_ok=True)
+            make_dirs(aside, self.file_mode)
             os.replace(path, aside / path.name)
             raise
 
@@ -278,7 +285,7 @@ class Spool:
         """Atomically write this process's status file (counters, queue length, time)."""
         self._ensure()
         name = f"{socket.gethostname()}-{os.getpid()}.json"
-        _write_atomic(self.status_dir / name, json.dumps(status, sort_keys=True).encode())
+        _write_atomic(self.status_dir / name, json.dumps(status, sort_keys=True).encode(), self.file_mode)
 
     def prune_statuses(self, max_age_s: float = 86400.0) -> int:
         """Remove status files of processes on this host that exited more than ``max_age_s`` ago; return how many."""

@@ -1,4 +1,8 @@
-"""A store in a local directory: the default (``./.handoff``)."""
+"""A store in a local directory: the default (``./.handoff``).
+
+Files are created ``0600`` and directories ``0700`` whatever the umask (``HANDOFF_FILE_MODE``
+or ``file_mode=`` change it; see :mod:`handoff.store.files`).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from pathlib import Path
 
 from handoff.errors import StoreError
 from handoff.store.base import ObjectInfo, ObjectStore
+from handoff.store.files import check_file_mode, file_mode_from_env, make_dirs, write_private
 
 TEMP_MARK = ".tmp-"
 
@@ -16,9 +21,11 @@ TEMP_MARK = ".tmp-"
 class LocalObjectStore(ObjectStore):
     """Objects as files under ``root``; ``put`` writes a temp file, fsyncs, then renames."""
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    def __init__(self, root: str | os.PathLike[str], *, file_mode: int | None = None) -> None:
         self.root = Path(root).expanduser().resolve()
         self.url = self.root.as_uri()
+        #: Mode of every file this store creates (directories get the matching search bits).
+        self.file_mode = file_mode_from_env() if file_mode is None else check_file_mode(file_mode)
 
     def _path(self, key: str) -> Path:
         return self.root / key
@@ -26,11 +33,12 @@ class LocalObjectStore(ObjectStore):
     def _write_temp(self, path: Path, data: bytes) -> Path:
         """Write ``data`` to a hidden, fsynced temp file beside ``path`` and return it."""
         temp = path.with_name(f"{TEMP_MARK}{path.name}.{secrets.token_hex(4)}")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(temp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        make_dirs(path.parent, self.file_mode)
+        try:
+            write_private(temp, data, self.file_mode)
+        except BaseException:
+            temp.unlink(missing_ok=True)
+            raise
         return temp
 
     def _write_error(self, path: Path, exc: OSError) -> StoreError:
