@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import logging
-import urllib.request
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
@@ -25,6 +24,7 @@ import duckdb
 
 from handoff.queries.db import query
 from handoff.queries.edges import handoffs_since_sql, partition_floor
+from handoff.queries.webhook import check_url, post_json, redact_url
 
 logger = logging.getLogger("handoff.breaker")
 
@@ -261,7 +261,8 @@ class CircuitBreaker:
     ``evaluate`` takes check results (``CheckResult`` objects or ``checks`` rows) and returns the
     trips it emitted. A breaker remembers what it emitted: while a check's breaker is open (one
     window after its trip), further failures of that check do not alert again. Emitting never
-    raises: a webhook that fails is logged.
+    raises: a webhook that fails, or does not answer within ``timeout_s`` in total, is logged
+    (credentials and query string redacted). Only http(s) webhook URLs are accepted (``ValueError``).
     """
 
     def __init__(
@@ -275,6 +276,10 @@ class CircuitBreaker:
     ) -> None:
         if threshold_runs < 1 or window <= timedelta(0):
             raise ValueError("the circuit breaker needs threshold_runs >= 1 and a positive window")
+        if not timeout_s > 0:
+            raise ValueError(f"the webhook timeout_s must be > 0, not {timeout_s!r}")
+        if webhook_url is not None:
+            check_url(webhook_url)
         self.threshold_runs = threshold_runs
         self.window = window
         self.webhook_url = webhook_url
@@ -365,15 +370,12 @@ class CircuitBreaker:
             span.add_event("handoff.circuit_breaker.open", attributes)
 
     def _post(self, trip: BreakerTrip) -> None:
+        """POST the trip within ``timeout_s`` in total; a failure is logged with the URL's secrets redacted."""
         body = json.dumps(trip.as_dict()).encode()
-        request = urllib.request.Request(
-            self.webhook_url, data=body, headers={"Content-Type": "application/json"}, method="POST"
-        )
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                response.read()
+            post_json(self.webhook_url, body, deadline_s=self.timeout_s)
         except Exception as exc:  # noqa: BLE001 - an alert channel that is down must not stop the check
-            logger.error("circuit breaker webhook %s failed: %s", self.webhook_url, exc)
+            logger.error("circuit breaker webhook %s failed: %s", redact_url(self.webhook_url), exc)
 
 
 @dataclass

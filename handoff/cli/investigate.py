@@ -256,11 +256,12 @@ def check_command(
 
     import_plugins(plugins)
     with errors_as_click():
+        breaker = _breaker(breaker_runs, breaker_window, webhook)
         store, con = _open(store_url)
         done = check_and_record(
             store,
             con,
-            _breaker(breaker_runs, breaker_window, webhook),
+            breaker,
             run_id=run_id,
             since=None if run_id else _duration(since),
             record=not no_record,
