@@ -46,3 +46,8 @@ def open_views(store_url: str | None, *, must_exist: bool = True, progress_bar: 
 
     store = open_existing_store(store_url, must_exist=must_exist)
     return store, connect(store, progress_bar=progress_bar)
+
+
+def open_existing(store_url: str | None):
+    """Open the store; a local directory that does not exist is an error (a typo must not read as an empty store)."""
+    return open_existing_store(store_url)

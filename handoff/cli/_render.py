@@ -49,18 +49,33 @@ def markdown_table(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str
     return "\n".join(lines)
 
 
+#: Columns holding ids a reader copies whole: never wrapped (other columns fold to make room).
+ID_COLUMNS = frozenset({"run", "run_id", "run id", "id", "handoff", "handoff_id", "parent"})
+
+
 def print_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str | None = None) -> None:
-    """Print a table: rich on a terminal, plain aligned text when piped."""
+    """Print a table: rich on a terminal, plain aligned text when piped.
+
+    Cells are plain text, never rich markup: a recorded ``[red]`` or ``[/x]`` prints as itself.
+    Id columns keep each id on one line.
+    """
     rows = [[fmt(cell) for cell in row] for row in rows]
     from rich import box
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     tty = sys.stdout.isatty()
-    console = Console(soft_wrap=False, width=None if tty else 200)
-    table = Table(title=title, box=box.SIMPLE_HEAD if tty else None, header_style="bold", pad_edge=False)
-    for column in columns:
-        table.add_column(column, overflow="fold")
+    console = Console(soft_wrap=False, width=None if tty else 200, markup=False, highlight=False, emoji=False)
+    table = Table(
+        title=Text(title) if title else None, box=box.SIMPLE_HEAD if tty else None, header_style="bold", pad_edge=False
+    )
+    for index, column in enumerate(columns):
+        if column in ID_COLUMNS:
+            widest = max((len(row[index]) for row in rows if index < len(row)), default=len(column))
+            table.add_column(Text(column), no_wrap=True, overflow="ignore", min_width=max(widest, len(column)))
+        else:
+            table.add_column(Text(column), overflow="fold")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(Text(cell) for cell in row))
     console.print(table)

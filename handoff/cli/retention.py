@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 
 import click
 
-from handoff.cli._common import errors_as_click
+from handoff.cli._common import errors_as_click, open_existing
 from handoff.cli._options import json_option, store_option
 from handoff.cli._render import human_bytes, print_json, print_table
 
@@ -38,19 +38,6 @@ class LockHeldError(click.ClickException):
     """``Error: ...`` with exit code 2: another retention job holds the lock."""
 
     exit_code = EXIT_LOCK_HELD
-
-
-def open_existing(store_url: str | None):
-    """Open the store; a local directory that does not exist is an error (a typo must not create a store)."""
-    import os
-
-    from handoff.store import open_store
-
-    store = open_store(store_url)
-    root = store.local_path("")
-    if root is not None and not os.path.isdir(root):
-        raise click.ClickException(f"no store at {root} (set --store or HANDOFF_STORE)")
-    return store
 
 
 def parse_now(text: str | None) -> datetime | None:

@@ -6,7 +6,7 @@ import time
 
 import click
 
-from handoff.cli._common import errors_as_click
+from handoff.cli._common import errors_as_click, open_existing
 from handoff.cli._options import json_option, store_option
 from handoff.cli._render import fmt, human_bytes, print_json, print_table
 
@@ -24,6 +24,19 @@ def _spool(store_url: str | None, spool_dir: str | None):
     from handoff.exporters.spool import Spool
 
     return Spool(resolve_store(store_url), root=spool_dir)
+
+
+def _store_or_spool(store_url: str | None, spool_dir: str | None):
+    """Open the store; one that does not exist is an error unless a writer has spooled or reported for it (it was down)."""
+    from handoff.store import open_store
+
+    try:
+        return open_existing(store_url)
+    except click.ClickException:
+        spool = _spool(store_url, spool_dir)
+        if spool.has_pending() or spool.read_statuses():
+            return open_store(store_url)
+        raise
 
 
 def _age(seconds: float | None) -> str:
@@ -65,6 +78,7 @@ def status(store_url: str | None, spool_dir: str | None, as_json: bool) -> None:
         handoff status --store s3://traces/prod
     """
     with errors_as_click():
+        _store_or_spool(store_url, spool_dir)
         payload = _status_payload(store_url, spool_dir)
     if as_json:
         print_json(payload)
@@ -133,14 +147,13 @@ def compact_command(day: str | None, older_than: str | None, grace: str, store_u
     from datetime import date
 
     from handoff.durations import parse_duration
-    from handoff.store import open_store
     from handoff.store.compact import compact
 
     with errors_as_click():
         only_day = date.fromisoformat(day) if day else None
         window = parse_duration(older_than) if older_than else None
         grace_s = parse_duration(grace).total_seconds()
-        results = compact(open_store(store_url), day=only_day, older_than=window, grace_s=grace_s)
+        results = compact(open_existing(store_url), day=only_day, older_than=window, grace_s=grace_s)
     if as_json:
         print_json([r.__dict__ for r in results])
         return
@@ -207,13 +220,12 @@ def fsck_command(
         handoff fsck --since 7d --repair
     """
     from handoff.durations import parse_duration
-    from handoff.store import open_store
     from handoff.store.fsck import Problem, fsck
 
     with errors_as_click():
         window = parse_duration(since) if since else None
         min_age = parse_duration(temp_min_age).total_seconds()
-        store = open_store(store_url)
+        store = _store_or_spool(store_url, spool_dir)
         spool = _spool(store_url, spool_dir)
         uploaded = _upload_spool(store, spool)[0] if repair else 0
         grace_s = parse_duration(grace).total_seconds()

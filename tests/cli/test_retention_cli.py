@@ -172,5 +172,6 @@ def test_a_missing_local_store_is_an_error_not_a_new_store(tmp_path):
     """A mistyped --store path fails with one line instead of creating an empty store."""
     missing = tmp_path / "typo"
     result = CliRunner().invoke(main, ["retention", "apply", "--store", str(missing)])
-    assert (result.exit_code, result.output) == (1, f"Error: no store at {missing} (set --store or HANDOFF_STORE)\n")
+    expected = f"Error: no store at {missing} (run `handoff demo`, or set --store / HANDOFF_STORE)\n"
+    assert (result.exit_code, result.output) == (1, expected)
     assert missing.exists() is False

@@ -71,6 +71,7 @@ def test_cli_compact_reports_what_it_merged(local_store):
 )
 def test_cli_compact_rejects_bad_arguments_with_one_line(local_store, args, message):
     """Bad options end in one `Error:` line and exit status 1."""
+    local_store.root.mkdir(parents=True)  # a store that does not exist is an error of its own
     result = CliRunner().invoke(main, ["compact", *args, "--store", str(local_store.root)])
     assert (result.exit_code, result.output.strip().splitlines()[-1]) == (1, message)
 
