@@ -424,11 +424,16 @@ class StoreExporter(StagedExporter):
         for phase in (content, digests):
             self._put_all(phase)
 
+    def _create(self, key: str, data: bytes) -> None:
+        # Create only (If-None-Match: * on S3), so a writer key can never overwrite a file; a key
+        # that exists already is this batch's own earlier attempt (keys are unique per writer).
+        self.store.put_if_absent(key, data)
+
     def _put_all(self, objects: Sequence[PendingObject]) -> None:
         threads = min(len(objects), getattr(self.store, "upload_threads", 1))
         if threads <= 1:
             for obj in objects:
-                self.store.put(obj.key, obj.data)
+                self._create(obj.key, obj.data)
             return
         if self._pool is None:
             from concurrent.futures import ThreadPoolExecutor
@@ -436,7 +441,7 @@ class StoreExporter(StagedExporter):
             self._pool = ThreadPoolExecutor(max_workers=self.store.upload_threads, thread_name_prefix="handoff-upload")
         # Run each put in the worker's context, so instrumentation stays suppressed in the upload threads.
         futures = [
-            self._pool.submit(contextvars.copy_context().run, self.store.put, obj.key, obj.data) for obj in objects
+            self._pool.submit(contextvars.copy_context().run, self._create, obj.key, obj.data) for obj in objects
         ]
         for future in futures:
             future.result()

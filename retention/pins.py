@@ -15,7 +15,7 @@ from datetime import date, datetime, timedelta, timezone
 
 import pyarrow.compute as pc
 
-from handoff.errors import RunNotFound
+from handoff.errors import CorruptFile, RunNotFound
 from handoff.store.base import ObjectStore
 from handoff.store.layout import day_of_key
 from handoff.store.tables import read_file, to_table, write_table
@@ -114,7 +114,10 @@ def _recorded(store: ObjectStore, run_id: str) -> bool:
         if info.key.endswith(".parquet")
     ]
     for key in sorted(keys, key=lambda key: day_of_key(key) not in likely):
-        column = read_file(store, key, columns=["run_id"])["run_id"]
+        try:
+            column = read_file(store, key, columns=["run_id"])["run_id"]
+        except CorruptFile:
+            continue  # one unreadable file (fsck names it) must not stop a pin
         if pc.any(pc.equal(column, run_id)).as_py():
             return True
     return False
@@ -125,6 +128,7 @@ def pin_history(store: ObjectStore) -> list[Pin]:
     entries: list[Pin] = []
     for info in store.list("annotations/dt="):
         if info.key.endswith(".parquet"):
+            # A corrupt annotations file fails the caller: skipping it could drop a pin, and retention its content.
             entries.extend(_read_pins(store, info.key))
     return sorted(set(entries), key=lambda e: (e.ts, e.kind == UNPIN, e.run_id))
 

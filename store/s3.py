@@ -239,20 +239,49 @@ class S3ObjectStore(ObjectStore):
         )
 
     def put_if_absent(self, key: str, data: bytes) -> bool:
-        """Conditional write with ``If-None-Match: *``: ``False`` when the key already exists."""
+        """Conditional write with ``If-None-Match: *``: ``False`` when the key already exists.
+
+        Large objects go up in parts with the condition on the completing request, so the writer
+        role's policy (every object creation must carry ``If-None-Match``) holds for them too.
+        """
         from botocore.exceptions import ClientError
 
         with map_errors(self.uri(key)):
             try:
-                self.client.put_object(
-                    Bucket=self.bucket, Key=self._key(key), Body=data, IfNoneMatch="*", **self.options.put_args()
-                )
+                if len(data) > self.options.multipart_threshold_bytes:
+                    self._put_parts_if_absent(key, data)
+                else:
+                    self.client.put_object(
+                        Bucket=self.bucket, Key=self._key(key), Body=data, IfNoneMatch="*", **self.options.put_args()
+                    )
             except ClientError as exc:
                 # 409: another conditional write to this key is in flight; it will win.
                 if _error_code(exc) in ("PreconditionFailed", "412", "ConditionalRequestConflict", "409"):
                     return False
                 raise
         return True
+
+    def _put_parts_if_absent(self, key: str, data: bytes) -> None:
+        full_key = self._key(key)
+        upload_id = self.client.create_multipart_upload(Bucket=self.bucket, Key=full_key, **self.options.put_args())[
+            "UploadId"
+        ]
+        size = max(5 * MIB, self.options.multipart_threshold_bytes // 4)
+        try:
+            parts = []
+            for number, start in enumerate(range(0, len(data), size), start=1):
+                chunk = data[start : start + size]
+                etag = self.client.upload_part(
+                    Bucket=self.bucket, Key=full_key, UploadId=upload_id, PartNumber=number, Body=chunk
+                )["ETag"]
+                parts.append({"ETag": etag, "PartNumber": number})
+            self.client.complete_multipart_upload(
+                Bucket=self.bucket, Key=full_key, UploadId=upload_id, MultipartUpload={"Parts": parts}, IfNoneMatch="*"
+            )
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self.client.abort_multipart_upload(Bucket=self.bucket, Key=full_key, UploadId=upload_id)
+            raise
 
     def delete(self, key: str) -> None:
         """Delete ``key``; S3 treats a missing key as deleted."""

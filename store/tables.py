@@ -13,7 +13,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from handoff.errors import CorruptFile
+from handoff.errors import CorruptFile, StoreError
 from handoff.store.base import ObjectStore
 from handoff.store.layout import table_key
 
@@ -218,9 +218,11 @@ def encode_parquet(data: pa.Table) -> bytes:
 
 
 def write_table(store: ObjectStore, table: str, day: str, writer: str, n: int, data: pa.Table) -> str:
-    """Write one Parquet file into a day partition; return its key."""
+    """Create one Parquet file in a day partition (``StoreError`` if the name is taken); return its key."""
     key = table_key(table, day, writer, n)
-    store.put(key, encode_parquet(data))
+    # Created, never overwritten (If-None-Match: * on S3): the writer and annotator roles may only create.
+    if not store.put_if_absent(key, encode_parquet(data)):
+        raise StoreError(f"cannot write {store.uri(key)}: a file of that name exists already", uri=store.uri(key))
     return key
 
 

@@ -8,7 +8,6 @@ so the ``s3:prefix`` condition on ``ListBucket`` is checked structurally here, n
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
 import re
 import shlex
@@ -36,6 +35,7 @@ KIT_FILES = {
     "README.md",
     "compose.yaml",
     "crontab",
+    "iam/annotator.json",
     "iam/reader.json",
     "iam/retention.json",
     "iam/writer.json",
@@ -92,7 +92,9 @@ def test_kit_holds_exactly_the_documented_files():
     assert shipped == KIT_FILES
 
 
-@pytest.mark.parametrize("name", ["iam/writer.json", "iam/reader.json", "iam/retention.json", "s3/lifecycle.json"])
+@pytest.mark.parametrize(
+    "name", ["iam/writer.json", "iam/reader.json", "iam/annotator.json", "iam/retention.json", "s3/lifecycle.json"]
+)
 def test_json_templates_parse_before_and_after_rendering(name):
     """The JSON templates are valid JSON as shipped and once the bucket and prefix are filled in."""
     json.loads(_text(name))
@@ -106,6 +108,7 @@ def test_json_templates_parse_before_and_after_rendering(name):
     [
         ("iam/writer.json", {"HANDOFF_BUCKET", "HANDOFF_PREFIX"}),
         ("iam/reader.json", {"HANDOFF_BUCKET", "HANDOFF_PREFIX"}),
+        ("iam/annotator.json", {"HANDOFF_BUCKET", "HANDOFF_PREFIX"}),
         ("iam/retention.json", {"HANDOFF_BUCKET", "HANDOFF_PREFIX"}),
         ("s3/lifecycle.json", {"HANDOFF_PREFIX"}),
     ],
@@ -124,16 +127,52 @@ def test_yaml_files_parse_to_mappings(name):
 # ---------------------------------------------------------------- IAM policy documents
 
 
-def test_writer_policy_grants_put_and_abort_only():
-    """The writer role can only put objects and abort its own multipart uploads under the prefix."""
+WRITER_KEYS = [
+    f"arn:aws:s3:::${{HANDOFF_BUCKET}}/${{HANDOFF_PREFIX}}/{t}/dt=*/*.parquet"
+    for t in ("handoffs", "content", "runs", "events", "checks")
+] + ["arn:aws:s3:::${HANDOFF_BUCKET}/${HANDOFF_PREFIX}/blobs/dt=*/*.zst"]
+IF_NONE_MATCH = {"Null": {"s3:if-none-match": "false"}}
+PARTS_ONLY = {"Bool": {"s3:ObjectCreationOperation": "false"}}
+
+
+def test_writer_policy_only_creates_new_objects_under_its_key_patterns():
+    """Every object creation the writer may make carries If-None-Match (no overwrite), under its own key patterns only.
+
+    moto does not evaluate Condition blocks, so the conditions are checked here by reading the policy.
+    """
     statements = _statements("iam/writer.json")
-    allow = statements["HandoffWriterPutUnderPrefix"]
-    assert (allow["Effect"], allow["Action"], allow["Resource"]) == (
-        "Allow",
-        ["s3:PutObject", "s3:AbortMultipartUpload"],
-        OBJECT_ARN,
+    create, parts, abort = (
+        statements["HandoffWriterCreatesOnlyNewObjects"],
+        statements["HandoffWriterUploadsParts"],
+        statements["HandoffWriterAbortsItsUploads"],
     )
-    assert [s["Effect"] for s in statements.values()] == ["Allow", "Deny"]
+    assert (create["Effect"], create["Action"], create["Resource"], create["Condition"]) == (
+        "Allow",
+        "s3:PutObject",
+        WRITER_KEYS,
+        IF_NONE_MATCH,
+    )
+    assert (parts["Action"], parts["Resource"], parts["Condition"]) == ("s3:PutObject", WRITER_KEYS, PARTS_ONLY)
+    assert (abort["Action"], abort["Resource"], "Condition" in abort) == ("s3:AbortMultipartUpload", WRITER_KEYS, False)
+    assert len(statements) == 3
+    assert not any(
+        "Get" in str(st["Action"]) or "Delete" in str(st["Action"]) or "List" in str(st["Action"])
+        for st in statements.values()
+    )
+
+
+def test_annotator_policy_reads_and_creates_annotations_only():
+    """The annotator (pin/unpin) reads and lists the prefix and only creates new annotation files."""
+    statements = _statements("iam/annotator.json")
+    create = statements["HandoffAnnotatorCreatesAnnotations"]
+    assert (create["Action"], create["Resource"], create["Condition"]) == (
+        "s3:PutObject",
+        ["arn:aws:s3:::${HANDOFF_BUCKET}/${HANDOFF_PREFIX}/annotations/dt=*/*.parquet"],
+        IF_NONE_MATCH,
+    )
+    assert statements["HandoffAnnotatorListsUnderPrefix"]["Condition"] == LIST_CONDITION
+    assert statements["HandoffAnnotatorReadsUnderPrefix"]["Action"] == "s3:GetObject"
+    assert len(statements) == 3
 
 
 def test_reader_policy_grants_get_and_prefix_scoped_list():
@@ -183,14 +222,19 @@ def s3_roles(authorized_s3):
     for key, body in SEED.items():
         admin.put_object(Bucket=BUCKET, Key=key, Body=body)
     clients = {"admin": admin}
-    for role in ("writer", "reader", "retention"):
+    for role in ("writer", "reader", "annotator", "retention"):
         credentials = authorized_s3.create_user(f"handoff-{role}", _render(f"iam/{role}.json"))
         clients[role] = authorized_s3.client("s3", credentials)
+        clients[f"{role}-credentials"] = credentials
     return clients
 
 
 def _put(client, key: str, body: bytes = b"x") -> Callable[[], Any]:
     return lambda: client.put_object(Bucket=BUCKET, Key=key, Body=body)
+
+
+def _create(client, key: str, body: bytes = b"x") -> Callable[[], Any]:
+    return lambda: client.put_object(Bucket=BUCKET, Key=key, Body=body, IfNoneMatch="*")
 
 
 def _get(client, key: str) -> Callable[[], Any]:
@@ -205,17 +249,109 @@ def _list(client, prefix: str) -> Callable[[], Any]:
     return lambda: client.list_objects_v2(Bucket=BUCKET, Prefix=prefix)
 
 
-def test_writer_can_put_table_content_and_blob_objects(s3_roles):
-    """The writer role writes digest, content and blob objects that then hold exactly its bytes."""
+def test_writer_can_create_table_content_and_blob_objects(s3_roles):
+    """The writer role creates digest, content, run, event, check and blob objects that then hold exactly its bytes."""
     writer, admin = s3_roles["writer"], s3_roles["admin"]
     keys = [
         f"{PREFIX}/handoffs/dt=2026-11-29/w-7.parquet",
         f"{PREFIX}/content/dt=2026-11-29/w-7.parquet",
+        f"{PREFIX}/runs/dt=2026-11-29/w-7.parquet",
+        f"{PREFIX}/events/dt=2026-11-29/w-7.parquet",
+        f"{PREFIX}/checks/dt=2026-11-29/w-7.parquet",
         f"{PREFIX}/blobs/dt=2026-11-29/run_01J/hf-3.in.zst",
-        f"{PREFIX}/annotations/dt=2026-11-29/w-7.parquet",
     ]
-    assert [_error_code(_put(writer, key, key.encode())) for key in keys] == ["ok"] * 4
+    assert [_error_code(_create(writer, key, key.encode())) for key in keys] == ["ok"] * 6
     assert [admin.get_object(Bucket=BUCKET, Key=key)["Body"].read() for key in keys] == [k.encode() for k in keys]
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "handoffs/evil.json",
+        "handoffs/notes.parquet",
+        "handoffs/dt=2026-11-29/w-1.json",
+        "annotations/dt=2026-11-29/pin-1.parquet",
+        "_locks/retention",
+        "_retention/state.json",
+        "_quarantine/handoffs/dt=2026-11-29/w-1.parquet",
+        "anything.txt",
+    ],
+)
+def test_writer_cannot_create_keys_outside_its_patterns(s3_roles, key):
+    """A writer key cannot drop an arbitrary object under the prefix (one that would break every reader)."""
+    assert _error_code(_create(s3_roles["writer"], f"{PREFIX}/{key}")) == "AccessDenied"
+
+
+def test_writer_cannot_overwrite_an_existing_digest_file(s3_roles, authorized_s3, monkeypatch):
+    """Handoff's writer creates with If-None-Match: an existing handoffs file stays as it was."""
+    from handoff.store.s3 import S3ObjectStore
+
+    key = "handoffs/dt=2026-11-01/w-1.parquet"
+    store = _role_store(s3_roles, authorized_s3, monkeypatch, "writer")
+    assert store.put_if_absent(key, b"overwritten") is False
+    assert s3_roles["admin"].get_object(Bucket=BUCKET, Key=f"{PREFIX}/{key}")["Body"].read() == b"digest rows"
+    assert isinstance(store, S3ObjectStore)
+
+
+def _role_store(s3_roles, authorized_s3, monkeypatch, role: str):
+    """A handoff S3ObjectStore at s3://handoff/traces signed with ``role``'s credentials."""
+    import boto3
+
+    from handoff.store.s3 import S3ObjectStore
+
+    monkeypatch.setenv("AWS_ENDPOINT_URL", authorized_s3.endpoint_url)
+    credentials = s3_roles[f"{role}-credentials"]
+    session = boto3.session.Session(
+        aws_access_key_id=credentials.access_key_id,
+        aws_secret_access_key=credentials.secret_access_key,
+        region_name="us-east-1",
+    )
+    return S3ObjectStore(BUCKET, PREFIX, session=session)
+
+
+def test_the_recorder_writes_a_run_with_the_writer_role_alone(s3_roles, authorized_s3, monkeypatch):
+    """Handoff's real store exporter, signed as the writer role, stores a run's content, digests and run row."""
+    from tests.retention._data import write_run
+
+    store = _role_store(s3_roles, authorized_s3, monkeypatch, "writer")
+    run_id = write_run(store, 0)
+    listed = s3_roles["admin"].list_objects_v2(Bucket=BUCKET, Prefix=f"{PREFIX}/runs/")["Contents"]
+    assert run_id and sorted({obj["Key"].split("/")[1] for obj in listed}) == ["runs"]
+
+
+def test_the_store_exporter_never_overwrites_what_is_stored(s3_roles, authorized_s3, monkeypatch):
+    """Re-sending a batch whose key exists (a retry, or a forged collision) leaves the stored bytes as they were."""
+    from handoff.exporters.store_exporter import StoreExporter
+    from handoff.store.base import PendingObject
+
+    key = "handoffs/dt=2026-11-01/w-1.parquet"
+    exporter = StoreExporter(_role_store(s3_roles, authorized_s3, monkeypatch, "writer"), writer="w-retry")
+    try:
+        exporter.write([PendingObject(key, b"a different body")])
+    finally:
+        exporter.shutdown()
+    assert s3_roles["admin"].get_object(Bucket=BUCKET, Key=f"{PREFIX}/{key}")["Body"].read() == b"digest rows"
+
+
+@pytest.mark.parametrize(
+    ("role", "allowed"), [("annotator", True), ("retention", True), ("writer", False), ("reader", False)]
+)
+def test_an_annotator_or_the_retention_role_can_pin(s3_roles, authorized_s3, monkeypatch, role, allowed):
+    """`pin` (an append-only annotation) works for the annotator and retention roles, and is refused for the others."""
+    from handoff.errors import StoreError
+    from handoff.retention.pins import pin, pin_history, pinned_runs
+    from tests.retention._data import write_run
+
+    admin_store = _role_store({"admin-credentials": authorized_s3.admin}, authorized_s3, monkeypatch, "admin")
+    run_id = write_run(admin_store, 0)
+    store = _role_store(s3_roles, authorized_s3, monkeypatch, role)
+    if allowed:
+        pin(store, run_id, reason="INV-88214 incident", by="oncall")
+        assert run_id in pinned_runs(admin_store, pin_history(admin_store))
+    else:
+        with pytest.raises(StoreError, match="AccessDenied"):
+            pin(store, run_id, reason="INV-88214 incident", by="oncall")
+        assert run_id not in pinned_runs(admin_store, pin_history(admin_store))
 
 
 def test_writer_can_start_and_abort_a_multipart_upload(s3_roles):
@@ -228,16 +364,19 @@ def test_writer_can_start_and_abort_a_multipart_upload(s3_roles):
     assert pending.get("Uploads", []) == []
 
 
-def test_writer_can_upload_a_large_blob_in_parts(s3_roles):
-    """A payload above the multipart threshold (as boto3 uploads large blobs) completes with the writer role."""
-    from boto3.s3.transfer import TransferConfig
+def test_writer_can_upload_a_large_blob_in_parts(s3_roles, authorized_s3, monkeypatch):
+    """A payload above the multipart threshold goes up in parts, the completing request conditional, with the writer role."""
+    from handoff.store.s3 import MIB, S3ObjectStore, S3Options
 
-    writer, admin = s3_roles["writer"], s3_roles["admin"]
-    key = f"{PREFIX}/blobs/dt=2026-11-29/run_01J/hf-4.out.zst"
+    admin = s3_roles["admin"]
+    role_store = _role_store(s3_roles, authorized_s3, monkeypatch, "writer")
+    store = S3ObjectStore(
+        BUCKET, PREFIX, session=role_store.session, options=S3Options(multipart_threshold_bytes=5 * MIB)
+    )
+    key = "blobs/dt=2026-11-29/run_01J/hf-4.out.zst"
     payload = bytes(range(256)) * (9 * 4096)  # 9 MiB: two parts at a 5 MiB part size
-    config = TransferConfig(multipart_threshold=5 * 2**20, multipart_chunksize=5 * 2**20)
-    writer.upload_fileobj(io.BytesIO(payload), BUCKET, key, Config=config)
-    stored = admin.get_object(Bucket=BUCKET, Key=key)
+    assert (store.put_if_absent(key, payload), store.put_if_absent(key, b"again")) == (True, False)
+    stored = admin.get_object(Bucket=BUCKET, Key=f"{PREFIX}/{key}")
     assert (stored["Body"].read() == payload, stored["ETag"].endswith('-2"')) == (True, True)
 
 
@@ -296,7 +435,7 @@ def test_retention_can_take_its_lock_and_write_its_report(s3_roles):
     assert [_error_code(call) for call in calls] == ["ok"] * 3
 
 
-@pytest.mark.parametrize("role", ["writer", "reader", "retention"])
+@pytest.mark.parametrize("role", ["writer", "reader", "annotator", "retention"])
 @pytest.mark.parametrize("key", FOREIGN_KEYS)
 def test_no_role_touches_another_prefix(s3_roles, role, key):
     """Trace credentials cannot read, write or delete objects outside the trace prefix, even a sibling one."""
