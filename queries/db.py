@@ -168,7 +168,8 @@ def _contain(con: duckdb.DuckDBPyConnection, reading: _Reading, exc: Exception) 
     Return whether any new file was left out (if not, the error is not one skipping can fix).
     """
     found = unreadable_files(reading.store)
-    named = _named_key(reading.store, translate(exc))
+    # A schema mismatch names a file of ours of another version, not a bad one (footers decide).
+    named = None if _schema_mismatch(exc) else _named_key(reading.store, translate(exc))
     if named is not None and named not in found:
         found[named] = _first_line(exc)
     new = {key: why for key, why in found.items() if key not in (reading.skip or set())}

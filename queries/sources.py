@@ -17,7 +17,7 @@ from handoff.errors import StoreError
 from handoff.store.base import ObjectStore
 from handoff.store.layout import TABLES
 from handoff.store.local import TEMP_MARK
-from handoff.store.tables import SCHEMAS, file_problem, schema_problem
+from handoff.store.tables import PRIMARY_KEYS, SCHEMAS, file_problem, schema_problem
 
 
 def _empty(table: str) -> pa.Table:
@@ -144,7 +144,8 @@ def completed_sql(con: duckdb.DuckDBPyConnection, table: str, source: str) -> st
     """``SELECT`` over ``source`` adding, as typed nulls, the table's columns no file has yet."""
     have = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
     missing = [f for f in SCHEMAS[table] if f.name not in have]
-    if not missing:
+    # Without its key the source is not ours (a foreign first file): binding the views fails and the file is left out.
+    if not missing or any(key not in have for key in PRIMARY_KEYS[table]):
         return f"SELECT * FROM {source}"
     nulls = ", ".join(f'CAST(NULL AS {_DUCK_TYPES[str(f.type)]}) AS "{f.name}"' for f in missing)
     return f"SELECT *, {nulls} FROM {source}"
