@@ -23,6 +23,7 @@ from handoff.cli import main
 from handoff.diagnostics import forget_warnings
 from handoff.queries import connect
 from handoff.queries.db import query
+from handoff.store import open_store
 from handoff.store.fsck import fsck
 from handoff.store.tables import read_file
 from tests.retention._data import write_run
@@ -165,3 +166,39 @@ def test_a_quarantined_file_can_be_moved_back(local_store):
     local_store.put(key, local_store.get("_quarantine/" + key))
     local_store.delete("_quarantine/" + key)
     assert [(p.kind, p.where) for p in fsck(local_store).problems] == [("corrupt-file", local_store.uri(key))]
+
+
+def test_old_schema_rows_still_read_while_a_truncated_file_is_left_out(tmp_path, caplog):
+    """A schema-1 file on an older day reads with the new columns null; a truncated file beside it costs only itself, one warning."""
+    from tests.queries.test_verdict_checks import _by_version, _old_copy, _record
+
+    store = str(tmp_path / "store")
+    _record(store)
+    (new_file,) = (tmp_path / "store" / "handoffs").glob("dt=*/*.parquet")
+    older = tmp_path / "store" / "handoffs" / "dt=2020-01-01"
+    older.mkdir()
+    pq.write_table(_old_copy(new_file, "a"), older / "a.parquet")
+    data = new_file.read_bytes()
+    (new_file.parent / "zz-truncated.parquet").write_bytes(data[: len(data) // 2])
+    bad = f"handoffs/{new_file.parent.name}/zz-truncated.parquet"
+    forget_warnings()
+    with caplog.at_level(logging.WARNING, logger="handoff"):
+        rows = _by_version(store)
+    assert rows == [
+        {"schema_version": 1, "n": 9, "verdicts": 0, "judged": 0, "broken": 1},
+        {"schema_version": 2, "n": 9, "verdicts": 3, "judged": 9, "broken": 1},
+    ]
+    warnings = [r.getMessage() for r in caplog.records if "skipped unreadable file" in r.getMessage()]
+    assert len(warnings) == 1 and warnings[0].startswith(f"skipped unreadable file {open_store(store).uri(bad)}: ")
+
+
+def test_an_old_schema_file_is_not_reported_by_fsck(tmp_path):
+    """`fsck` does not call a file of an older schema version corrupt (it holds a prefix of today's columns)."""
+    from tests.queries.test_verdict_checks import _old_copy, _record
+
+    store = str(tmp_path / "store")
+    _record(store)
+    (new_file,) = (tmp_path / "store" / "handoffs").glob("dt=*/*.parquet")
+    pq.write_table(_old_copy(new_file, "a"), new_file.parent / "old-writer.parquet")
+    result = CliRunner().invoke(main, ["fsck", "--store", store])
+    assert "corrupt-file" not in result.output and result.exit_code == 0
