@@ -238,14 +238,13 @@ def read_file(store: ObjectStore, key: str, columns: list[str] | None = None, fi
 def schema_problem(table: str, schema: pa.Schema) -> str | None:
     """Return why a file of ``schema`` is not a ``table`` file (a column missing or of another type), or ``None``.
 
-    Extra columns are allowed: a newer writer may add one. So are missing trailing columns: each
-    schema version appends columns, so a file of an older version holds a prefix of them (at
-    least the primary key).
+    Extra columns are allowed: a newer writer may add one. So are missing columns other than the
+    primary key: a file of an older schema version lacks the columns added since (the views read
+    them as nulls). Every column the file does have must be of its type.
     """
-    fields = list(SCHEMAS[table])
-    present = [i for i, field in enumerate(fields) if schema.get_field_index(field.name) >= 0]
-    keys_end = 1 + max(SCHEMAS[table].get_field_index(key) for key in PRIMARY_KEYS[table])
-    for expected in fields[: max(keys_end, present[-1] + 1 if present else 0)]:
+    for expected in SCHEMAS[table]:
+        if expected.name not in PRIMARY_KEYS[table] and schema.get_field_index(expected.name) < 0:
+            continue
         index = schema.get_field_index(expected.name)
         if index < 0:
             return f"not a {table} file: no column {expected.name!r}"
