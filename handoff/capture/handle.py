@@ -354,7 +354,8 @@ class Handle:
         parents = [self._parent_id] if self._parent_id else []
         parents += [hid for hid in self._fan_in if hid != self._parent_id]
         contexts = [run.span_of(hid) for hid in parents]
-        links = [trace.Link(ctx, {"handoff.id": hid}) for hid, ctx in zip(parents, contexts) if ctx is not None]
+        # No link attributes: the linked span carries handoff.id, and attributes double a link's cost.
+        links = [trace.Link(ctx) for ctx in contexts if ctx is not None]
         return links or None
 
     def _end_span(self) -> None:

@@ -84,8 +84,8 @@ def test_each_span_links_to_its_parent_handoffs_span_and_nests_under_its_caller(
     spans = receiver()
     assert spans["hf-2"]["parent_span_id"] == spans["hf-1"]["span_id"]
     assert spans["hf-1"]["links"] == []
-    assert spans["hf-3"]["links"] == [(spans["hf-1"]["trace_id"], spans["hf-1"]["span_id"], {"handoff.id": "hf-1"})]
-    assert spans["hf-4"]["links"] == [(spans["hf-3"]["trace_id"], spans["hf-3"]["span_id"], {"handoff.id": "hf-3"})]
+    assert spans["hf-3"]["links"] == [(spans["hf-1"]["trace_id"], spans["hf-1"]["span_id"], {})]
+    assert spans["hf-4"]["links"] == [(spans["hf-3"]["trace_id"], spans["hf-3"]["span_id"], {})]
 
 
 def test_a_failed_step_is_an_error_span_with_an_exception_event(receiver):
@@ -151,7 +151,7 @@ def test_a_record_block_span_has_from_attempt_input_parent_and_link(receiver):
         "gen_ai.usage.input_tokens": 812,
         "gen_ai.usage.output_tokens": 9,
     }
-    assert price["links"] == [(spans["hf-1"]["trace_id"], spans["hf-1"]["span_id"], {"handoff.id": "hf-1"})]
+    assert price["links"] == [(spans["hf-1"]["trace_id"], spans["hf-1"]["span_id"], {})]
 
 
 def test_a_model_call_through_the_adapter_is_a_client_chat_span_with_provider_model_and_usage(receiver):
