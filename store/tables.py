@@ -155,7 +155,7 @@ PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     "content": ("run_id", "handoff_id", "side"),
     "runs": ("run_id",),
     "events": ("run_id", "handoff_id", "ts", "name"),
-    "checks": ("run_id", "handoff_id", "check", "checked_ts"),
+    "checks": ("run_id", "handoff_id", "parent_handoff_id", "check", "checked_ts"),
     "annotations": ("run_id", "ts", "kind", "text"),
 }
 

@@ -289,8 +289,8 @@ FROM (
   SELECT
     *,
     ROW_NUMBER() OVER (
-      PARTITION BY `run_id`, `handoff_id`, `check`, `checked_ts`
-      ORDER BY `run_id` NULLS LAST, `handoff_id` NULLS LAST, `check` NULLS LAST, `checked_ts` NULLS LAST
+      PARTITION BY `run_id`, `handoff_id`, `parent_handoff_id`, `check`, `checked_ts`
+      ORDER BY `run_id` NULLS LAST, `handoff_id` NULLS LAST, `parent_handoff_id` NULLS LAST, `check` NULLS LAST, `checked_ts` NULLS LAST
     ) AS dedup_rank
   FROM handoff.raw_checks
 ) AS ranked

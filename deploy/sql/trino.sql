@@ -320,8 +320,8 @@ FROM (
   SELECT
     *,
     ROW_NUMBER() OVER (
-      PARTITION BY "run_id", "handoff_id", "check", "checked_ts"
-      ORDER BY "run_id", "handoff_id", "check", "checked_ts"
+      PARTITION BY "run_id", "handoff_id", "parent_handoff_id", "check", "checked_ts"
+      ORDER BY "run_id", "handoff_id", "parent_handoff_id", "check", "checked_ts"
     ) AS dedup_rank
   FROM handoff.raw_checks
 ) AS ranked
