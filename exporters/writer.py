@@ -393,7 +393,16 @@ def register_atexit(writer: BatchStoreWriter, timeout_s: float = 10.0) -> None:
         target = weak()
         if target is not None:
             start = time.monotonic()
-            target.shutdown(timeout_s)
-            log.debug("handoff: flushed at exit in %.3fs", time.monotonic() - start)
+            if target.shutdown(timeout_s):
+                log.debug("handoff: flushed at exit in %.3fs", time.monotonic() - start)
+                return
+            counts = target.counters.snapshot()
+            unwritten = counts["enqueued"] - counts["written"] - counts["spooled"] - counts["dropped"]
+            if unwritten <= 0:  # the worker finished while shutdown joined it
+                return
+            # Never silent: the daemon worker dies with the interpreter and takes these records with it.
+            log.warning(
+                "handoff: %d records were not written at exit (the writer did not finish in %gs)", unwritten, timeout_s
+            )
 
     atexit.register(_flush_at_exit)
