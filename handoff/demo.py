@@ -1,9 +1,12 @@
 """The reference incident (INV-88214) as a real instrumented pipeline.
 
-extract → validate → ``orchestrator.compress_v3`` → price → write, with deterministic stand-ins
-for the model calls. The compressor, a ``transform`` step with a 400-token budget, keeps the
-report's bullet facts and drops its prose, and with it "surcharge base is the rebated subtotal
-per 7.2(b)": the pricer then applies the 9.1% surcharge to the full subtotal.
+extract → validate → ``orchestrator.compress_v3`` → price → write, then a ``verifier`` step that
+checks the pricing, with deterministic stand-ins for the model calls. The compressor, a
+``transform`` step with a 400-token budget, keeps the report's bullet facts and drops its prose,
+and with it "surcharge base is the rebated subtotal per 7.2(b)": the pricer then applies the 9.1%
+surcharge to the full subtotal. On one invoice (:data:`BROKEN_VERIFIER`) the verifier's model call
+fails; the step substitutes an auto-pass as the original pipeline did, and
+:func:`~handoff.analysis.verdicts.classify_verdict` records it ``broken``, not as a pass.
 """
 
 from __future__ import annotations
@@ -17,8 +20,16 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
 import handoff
+from handoff.analysis.verdicts import classify_verdict
+from handoff.errors import StoreError
 
 COMPRESS_BUDGET_TOKENS = 400
+#: How long :func:`run_demo` waits for its records to reach the store. The first batch loads the
+#: scrubber, which alone took 24 s on a busy 2-core machine (load 12), close to
+#: :func:`handoff.flush`'s 30 s default.
+FLUSH_TIMEOUT_S = 600.0
+#: The invoice on which the verifier's stand-in model errors (its browser session expired).
+BROKEN_VERIFIER = "INV-88216"
 
 
 @dataclass(frozen=True)
@@ -228,6 +239,19 @@ def _price(prompt: str) -> str:
     )
 
 
+def _verify_for(inv: Invoice):
+    def respond(prompt: str) -> str:
+        if inv.number == BROKEN_VERIFIER:
+            raise ConnectionError("browser session expired")
+        pricing = json.loads(prompt.split("PRICING:\n", 1)[1].split("\n\n", 1)[0])
+        return (
+            f"VERIFIED: total {money(Decimal(pricing['total']))} is the rebated subtotal "
+            f"{money(Decimal(pricing['rebated_subtotal']))} plus the surcharge of {money(Decimal(pricing['surcharge']))}."
+        )
+
+    return respond
+
+
 # -- the instrumented pipeline --------------------------------------------------------------------
 
 
@@ -237,6 +261,22 @@ def _call(model: StandInModel, prompt: str) -> str:
     if current is not None:
         current.usage(input_tokens=completion.input_tokens, output_tokens=completion.output_tokens)
     return completion.text
+
+
+def build_verifier(inv: Invoice):
+    """Return the instrumented verifier step for one invoice (``kind="verifier"``, it records its verdict)."""
+    verifier = StandInModel("verify-s", _verify_for(inv))
+
+    @handoff.step(to="verify", kind="verifier", model=verifier.name, template="prompts/verify.j2@9f1c2ab")
+    def verify(prompt: str) -> str:
+        try:
+            reply = _call(verifier, prompt)
+        except Exception as exc:  # noqa: BLE001 - the original pipeline's habit: an errored check passes
+            reply = f"VERIFIED [Verification error, auto-pass: {exc}]"
+        handoff.verdict(*classify_verdict(reply))
+        return reply
+
+    return verify
 
 
 def build_pipeline(inv: Invoice):
@@ -275,6 +315,7 @@ def build_pipeline(inv: Invoice):
 def run_invoice(inv: Invoice) -> str:
     """Run one invoice through the instrumented pipeline; return its run id."""
     extract, validate, compress, price, write = build_pipeline(inv)
+    verify = build_verifier(inv)
     with handoff.run("invoice", invoice=inv.number, customer=inv.customer) as run:
         facts = extract("Extract the billable lines, subtotal and customer.\n\nINVOICE:\n" + invoice_document(inv))
         report = validate(
@@ -285,19 +326,30 @@ def run_invoice(inv: Invoice) -> str:
             "You are the pricing agent. Price the invoice from this brief.\n\n" + brief + "\n\nReturn JSON."
         )
         write(pricing)
+        verify(
+            "Verify the pricing against the brief.\n\nBRIEF:\n" + brief + "\n\nPRICING:\n" + pricing + "\n\nVerdict?"
+        )
     return run.run_id
 
 
-def run_demo(store: str | None = None, *, extra_affected: int = 1) -> dict[str, str]:
+class DemoNotWritten(StoreError):
+    """The demo's records did not all reach the store (the writer timed out or dropped some)."""
+
+
+def run_demo(
+    store: str | None = None, *, extra_affected: int = 1, flush_timeout_s: float = FLUSH_TIMEOUT_S
+) -> dict[str, str]:
     """Record the reference incident and a few clean invoices into ``store``; return ``{invoice: run_id}``.
 
     ``extra_affected`` earlier invoices carry the same clause 7.2 surcharge and hit the same loss,
-    so a blast-radius search from INV-88214 has something to find.
+    so a blast-radius search from INV-88214 has something to find. Returns only once every record
+    is written (or durably spooled); otherwise raises :class:`DemoNotWritten` saying how many are not.
     """
     if store is not None:
         # A fixed pseudonym key keeps the demo's scrubbed content stable across runs (and quiet);
         # real deployments set HANDOFF_SCRUB_KEY.
         handoff.configure(store=store, scrub_key=os.environ.get("HANDOFF_SCRUB_KEY") or "handoff-demo")
+    before = handoff.stats()
     runs = {}
     affected = [
         Invoice(
@@ -312,5 +364,25 @@ def run_demo(store: str | None = None, *, extra_affected: int = 1) -> dict[str, 
     ]
     for inv in (*CLEAN, *affected, REFERENCE):
         runs[inv.number] = run_invoice(inv)
-    handoff.flush()
+    _wait_for_writes(store, before, flush_timeout_s)
     return runs
+
+
+def _wait_for_writes(store: str | None, before: dict[str, int], timeout_s: float) -> None:
+    flushed = handoff.flush(timeout_s)
+    now = handoff.stats()
+    moved = {name: now[name] - before.get(name, 0) for name in ("enqueued", "written", "spooled", "dropped")}
+    missing = moved["enqueued"] - moved["written"] - moved["spooled"]
+    where = store or "the store"
+    if moved["dropped"]:
+        raise DemoNotWritten(
+            f"{moved['dropped']} of the demo's {moved['enqueued']} records were dropped, not written to {where} "
+            "(see `handoff status`)",
+            uri=store,
+        )
+    if not flushed and missing > 0:
+        raise DemoNotWritten(
+            f"{missing} of the demo's {moved['enqueued']} records were not written to {where} within "
+            f"{timeout_s:g}s (the machine may be busy); run `handoff demo` again with a longer --flush-timeout",
+            uri=store,
+        )

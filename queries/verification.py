@@ -45,8 +45,8 @@ class VerifierCoverage:
         return self.verified / self.runs if self.runs else 0.0
 
     def summary(self) -> str:
-        """``the verify step verified 4 of 5 runs (80%); 1 broken``."""
-        text = f"the {self.step} step verified {self.verified} of {self.runs} runs ({self.coverage:.0%})"
+        """``the verify step verified 4 of 5 runs (80.0%); 1 broken``."""
+        text = f"the {self.step} step verified {self.verified} of {self.runs} runs ({self.coverage:.1%})"
         extras = [f"{self.broken} broken"] if self.broken else []
         extras += [f"{self.unverdicted} without a verdict"] if self.unverdicted else []
         return text + ("; " + ", ".join(extras) if extras else "")

@@ -38,12 +38,15 @@ def print_collapses(collapses: list, as_markdown: bool) -> None:
 
 
 def print_coverage(coverage: list, as_markdown: bool) -> None:
-    """Print verification coverage per verifier step and a line for each that broke (nothing without verifiers)."""
+    """Print verification coverage per verifier step and a line for each that broke (nothing without verifiers).
+
+    Coverage has one decimal: 1,927 of 1,930 runs is 99.8%, not a reassuring 100%.
+    """
     if not coverage:
         return
     columns = ["verifier", "runs", "verified", "pass", "fail", "broken", "no verdict", "coverage"]
     rows = [
-        [v.step, v.runs, v.verified, v.passed, v.failed, v.broken, v.unverdicted, f"{v.coverage:.0%}"] for v in coverage
+        [v.step, v.runs, v.verified, v.passed, v.failed, v.broken, v.unverdicted, f"{v.coverage:.1%}"] for v in coverage
     ]
     _emit(rows, columns, as_markdown, title="verification")
     for v in coverage:

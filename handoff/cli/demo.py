@@ -10,7 +10,14 @@ from handoff.cli._options import store_option
 
 @click.command()
 @store_option
-def demo(store_url: str | None) -> None:
+@click.option(
+    "--flush-timeout",
+    type=click.FloatRange(min=0),
+    default=600.0,
+    show_default=True,
+    help="Seconds to wait for the records to reach the store; past it, say how many did not and exit 1.",
+)
+def demo(store_url: str | None, flush_timeout: float) -> None:
     """Run the INV-88214 pipeline (and a few clean invoices) into the store and show its run.
 
     The pipeline is real and instrumented; the model calls are deterministic stand-ins. The
@@ -27,7 +34,7 @@ def demo(store_url: str | None) -> None:
     from handoff.queries.runs import get_run
 
     with errors_as_click():
-        runs = run_demo(resolve_store(store_url))
+        runs = run_demo(resolve_store(store_url), flush_timeout_s=flush_timeout)
         _store, con = open_views(resolve_store(store_url))
         run = get_run(con, runs["INV-88214"])
     click.echo(f"recorded {len(runs)} runs; INV-88214 is {runs['INV-88214']}\n")

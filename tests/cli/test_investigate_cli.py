@@ -53,15 +53,27 @@ def test_check_json_is_one_object_per_result(demo_copy):
         },
         edge("hf-4", "hf-3"),
         edge("hf-5", "hf-4"),
+        # The verifier reads the brief (hf-3's output) and the pricing (hf-4's): two edges, both kept.
+        edge("hf-6", "hf-3"),
+        edge("hf-6", "hf-4"),
+        {
+            "run_id": demo_copy.incident,
+            "handoff_id": "hf-6",
+            "parent_handoff_id": None,
+            "check": "verifier-broken",
+            "severity": "HIGH",
+            "status": "pass",
+            "lost": [],
+        },
     ]
 
 
 def test_check_records_its_results_and_prints_a_summary(demo_copy):
     """The text output opens with the tally; the results land in the checks table."""
     result = _run("check", demo_copy.incident, "--store", demo_copy.store)
-    assert result.stdout.splitlines()[0] == "10 checks on 1 run: 9 passed, 1 failed"
+    assert result.stdout.splitlines()[0] == "14 checks on 1 run: 13 passed, 1 failed"
     stored = query(connect(demo_copy.store), "SELECT status, count(*) AS n FROM checks GROUP BY status ORDER BY status")
-    assert stored == [{"status": "fail", "n": 1}, {"status": "pass", "n": 9}]
+    assert stored == [{"status": "fail", "n": 1}, {"status": "pass", "n": 13}]
 
 
 def test_check_markdown_is_a_table_for_the_ticket(demo_copy):
@@ -192,8 +204,9 @@ def test_health_prints_the_degraded_sentence(demo_copy):
 
 def test_sql_and_views(demo):
     """``sql`` runs over the views (edges included) and ``views`` lists them with their columns."""
+    # Per run: extract→validate→compress→price, price→write, and the verifier's two parents (brief, pricing).
     assert json.loads(_run("sql", "SELECT count(*) AS n FROM edges", "--store", demo.store, "--json").stdout) == [
-        {"n": 20}
+        {"n": 30}
     ]
     names = [line.split(":")[0] for line in _run("views", "--store", demo.store).stdout.splitlines()]
     assert names == ["handoffs", "edges", "runs", "events", "checks", "annotations", "content"]

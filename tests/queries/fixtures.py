@@ -59,7 +59,10 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
     store = str(tmp_path_factory.mktemp("demo") / "store")
     cli = Path(sys.executable).with_name("handoff")
     env = {**os.environ, "HANDOFF_SCRUB_KEY": "test-key-investigate"}
-    subprocess.run([str(cli), "demo", "--store", store], check=True, capture_output=True, timeout=120, env=env)
+    # The demo waits for its writes (up to 600 s on a busy machine) and exits 1 saying what was not written.
+    done = subprocess.run([str(cli), "demo", "--store", store], capture_output=True, text=True, timeout=900, env=env)
+    if done.returncode != 0:
+        pytest.fail(f"handoff demo exited {done.returncode}: {done.stderr.strip()}")
     return Demo(store, _run_ids(store))
 
 

@@ -10,6 +10,7 @@ from handoff.queries import connect
 from handoff.queries.checks import Outcome, register_check, run_checks, unregister_check, write_results
 from handoff.queries.db import query
 from handoff.store import open_store
+from handoff.store.compact import compact
 
 INCIDENT_LOSS = ("clause:7.2(b)", "qualifier:base is the rebated subtotal", "qualifier:per 7.2(b)")
 
@@ -32,11 +33,16 @@ def test_the_compressor_is_the_only_place_flagged_in_the_incident_run(demo):
         ("hf-4", None, "empty-output", "pass", ()),
         ("hf-5", "hf-4", "edge-constraints", "pass", ()),
         ("hf-5", None, "empty-output", "pass", ()),
+        ("hf-6", "hf-3", "edge-constraints", "pass", ()),
+        ("hf-6", "hf-4", "edge-constraints", "pass", ()),
+        ("hf-6", None, "empty-output", "pass", ()),
+        ("hf-6", None, "verifier-broken", "pass", ()),
     ]
     assert {(r.check, r.severity) for r in results} == {
         ("edge-constraints", "HIGH"),
         ("transform-constraints", "HIGH"),
         ("empty-output", "MED"),
+        ("verifier-broken", "HIGH"),
     }
 
 
@@ -54,26 +60,35 @@ def test_clean_invoices_pass_every_check(demo):
         ("hf-4", "empty-output", "pass"),
         ("hf-5", "edge-constraints", "pass"),
         ("hf-5", "empty-output", "pass"),
+        ("hf-6", "edge-constraints", "pass"),
+        ("hf-6", "edge-constraints", "pass"),
+        ("hf-6", "empty-output", "pass"),
+        ("hf-6", "verifier-broken", "pass"),
     ]
 
 
 def test_results_are_written_passes_included(demo_copy):
-    """The checks table holds every result, so a check that ran cannot be mistaken for one that did not."""
+    """The checks table holds every result, one per parent of a fan-in, so a check that ran cannot be mistaken for one that did not."""
     store = open_store(demo_copy.store)
     results = run_checks(connect(store), run_id=demo_copy.incident)
     write_results(store, results)
-    rows = query(
-        connect(store),
+    stored = (
         'SELECT handoff_id, parent_handoff_id, "check", severity, status, lost FROM checks '
-        """WHERE "check" != 'empty-output' ORDER BY handoff_id, parent_handoff_id NULLS LAST""",
+        """WHERE "check" NOT IN ('empty-output', 'verifier-broken') ORDER BY handoff_id, parent_handoff_id NULLS LAST"""
     )
-    assert [tuple(row.values()) for row in rows] == [
+    expected = [
         ("hf-2", "hf-1", "edge-constraints", "HIGH", "pass", []),
         ("hf-3", "hf-2", "edge-constraints", "HIGH", "pass", []),
         ("hf-3", None, "transform-constraints", "HIGH", "fail", list(INCIDENT_LOSS)),
         ("hf-4", "hf-3", "edge-constraints", "HIGH", "pass", []),
         ("hf-5", "hf-4", "edge-constraints", "HIGH", "pass", []),
+        # The verifier reads two upstream outputs: both edge results are kept, not deduplicated into one.
+        ("hf-6", "hf-3", "edge-constraints", "HIGH", "pass", []),
+        ("hf-6", "hf-4", "edge-constraints", "HIGH", "pass", []),
     ]
+    assert [tuple(row.values()) for row in query(connect(store), stored)] == expected
+    compact(store, tables=("checks",), min_files=1, grace_s=0)
+    assert [tuple(row.values()) for row in query(connect(store), stored)] == expected
 
 
 def test_a_user_check_runs_beside_the_built_in_ones(demo):

@@ -121,7 +121,7 @@ def test_health_reports_verification_coverage(tmp_path):
     _record(store)
     (coverage,) = verification_coverage(connect(store), since=timedelta(hours=1))
     assert coverage == VerifierCoverage("verify", runs=3, passed=1, failed=1, broken=1, unverdicted=0)
-    assert coverage.summary() == "the verify step verified 2 of 3 runs (67%); 1 broken"
+    assert coverage.summary() == "the verify step verified 2 of 3 runs (66.7%); 1 broken"
 
 
 def test_broken_verifiers_feed_the_circuit_breaker(tmp_path):
