@@ -169,14 +169,16 @@ def test_views_rendered_for_duckdb_return_exactly_the_rows_of_handoff_sql(sql_st
         )[0]
         for view in VIEWS
     }
+    # The demo: 5 runs of 6 handoffs (the verifier's hf-6 has two parents, one verdict event each),
+    # 14 checks a run (13 on INV-88216, whose broken hf-6 gets no empty-output check); the app: 4 handoffs.
     assert counts == {
-        "handoffs": {"n": 29, "missing": 0, "extra": 0},
-        "content": {"n": 58, "missing": 0, "extra": 0},
+        "handoffs": {"n": 34, "missing": 0, "extra": 0},
+        "content": {"n": 68, "missing": 0, "extra": 0},
         "runs": {"n": 6, "missing": 0, "extra": 0},
-        "events": {"n": 0, "missing": 0, "extra": 0},
-        "checks": {"n": 50, "missing": 0, "extra": 0},
+        "events": {"n": 5, "missing": 0, "extra": 0},
+        "checks": {"n": 69, "missing": 0, "extra": 0},
         "annotations": {"n": 0, "missing": 0, "extra": 0},
-        "edges": {"n": 23, "missing": 0, "extra": 0},
+        "edges": {"n": 33, "missing": 0, "extra": 0},
     }
 
 
@@ -192,11 +194,11 @@ def test_the_fixture_store_holds_the_duplicates_and_losses_the_views_must_handle
     )
     assert rows == [
         {
-            "raw_handoffs": 59,
+            "raw_handoffs": 69,
             "raw_runs": 12,
             "digest": 5,
             "lost": [["clause:7.2(b)", "qualifier:per 7.2(b)"]],
-            "fan_in": 1,
+            "fan_in": 6,  # the app's fan-in and each demo run's verifier
         }
     ]
 

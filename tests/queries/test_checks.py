@@ -108,6 +108,8 @@ def test_a_user_check_runs_beside_the_built_in_ones(demo):
         ("hf-3", "LOW", "fail", "8637 bytes"),
         ("hf-4", "LOW", "pass", "1659 bytes"),
         ("hf-5", "LOW", "pass", "158 bytes"),
+        ("hf-6", "LOW", "pass", "1807 bytes"),  # the verifier's input, once per parent edge
+        ("hf-6", "LOW", "pass", "1807 bytes"),
     ]
 
 
