@@ -41,6 +41,7 @@ def test_demo_reference_run_shows_the_compressor_edge_at_ratio_018(demo_store):
         ("hf-3", "validate", "orchestrator.compress_v3", "hf-2", "transform"),
         ("hf-4", "orchestrator.compress_v3", "price", "hf-3", "agent"),
         ("hf-5", "price", "write", "hf-4", "tool"),
+        ("hf-6", "price", "verify", "hf-4", "verifier"),
     ]
     compressor = run["handoffs"][2]
     assert compressor["output_bytes"] / compressor["input_bytes"] == pytest.approx(0.18, abs=0.02)
@@ -65,7 +66,7 @@ def test_runs_show_table_has_one_line_per_handoff(demo_store):
     out = invoke("runs", "show", runs["INV-88214"], "--store", store).output
     lines = out.splitlines()
     assert lines[0].startswith(f"run {runs['INV-88214']}  invoice  customer=Northwind Freight invoice=INV-88214")
-    assert "status ok" in lines[1] and "handoffs 5" in lines[1]
+    assert "status ok" in lines[1] and "handoffs 6" in lines[1]
     row = next(line for line in lines if line.startswith("hf-3 "))
     assert "validate → orchestrator.compress_v3" in row and " hf-2 " in row and " 0.18 " in row
 
@@ -85,7 +86,7 @@ def test_runs_list_lists_every_demo_run(demo_store):
     listed = json.loads(invoke("runs", "list", "--store", store, "--json", "--since", "1h").output)
     assert {r["run_id"] for r in listed} == set(runs.values())
     assert listed[0]["run_id"] == runs["INV-88214"]
-    assert all(r["status"] == "ok" and r["handoffs"] == 5 for r in listed)
+    assert all(r["status"] == "ok" and r["handoffs"] == 6 for r in listed)
     assert json.loads(invoke("runs", "list", "--store", store, "--json", "--status", "error").output) == []
 
 

@@ -50,14 +50,16 @@ def test_failing_check_and_step_filters(demo_store):
     store, runs = demo_store
     hit = [runs["INV-88214"], runs["INV-88190"]]
     assert listed("--failing-check", "transform-constraints", "--store", store) == hit
-    assert listed("--failing-check", "*", "--store", store) == hit
+    # INV-88216's verifier errored and was recorded broken: verifier-broken failed there.
+    assert listed("--failing-check", "verifier-broken", "--store", store) == [runs["INV-88216"]]
+    assert listed("--failing-check", "*", "--store", store) == [*hit, runs["INV-88216"]]
     assert listed("--failing-check", "edge-constraints", "--store", store) == []
     assert len(listed("--step", "orchestrator.compress_v3", "--store", store)) == 5
     assert listed("--step", "no-such-step", "--store", store) == []
     text = CliRunner().invoke(main, ["runs", "list", "--step", "pricer", "--store", store]).output
     assert text == (
         "no runs matching the filters (no step 'pricer'; steps: extract, intake, orchestrator.compress_v3, "
-        "price, validate, write)\n"
+        "price, validate, verify, write)\n"
     )
 
 
@@ -98,5 +100,6 @@ def test_health_per_day_gives_the_degraded_share_per_step(demo_store):
         "orchestrator.compress_v3": (5, 2, 0.4),
         "price": (5, 0, 0.0),
         "validate": (5, 0, 0.0),
+        "verify": (5, 1, 0.2),
         "write": (5, 0, 0.0),
     }

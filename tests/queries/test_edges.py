@@ -13,7 +13,7 @@ def test_every_edge_of_the_incident_run_is_a_row(demo):
     rows = query(
         connect(demo.store),
         "SELECT parent_handoff_id, handoff_id, from_step, to_step, digests_equal, lost, gained FROM edges "
-        "WHERE run_id = ? ORDER BY seq",
+        "WHERE run_id = ? ORDER BY seq, parent_handoff_id",
         [demo.incident],
     )
     assert [tuple(row.values()) for row in rows] == [
@@ -21,6 +21,43 @@ def test_every_edge_of_the_incident_run_is_a_row(demo):
         ("hf-2", "hf-3", "validate", "orchestrator.compress_v3", True, [], []),
         ("hf-3", "hf-4", "orchestrator.compress_v3", "price", False, [], []),
         ("hf-4", "hf-5", "price", "write", True, [], []),
+        # The verifier's prompt holds the brief and the pricing: an edge from each, nothing lost, and
+        # each edge gains what the other parent brought.
+        (
+            "hf-3",
+            "hf-6",
+            "orchestrator.compress_v3",
+            "verify",
+            False,
+            [],
+            [
+                "id:rebated_subtotal",
+                "id:surcharge_base",
+                "number:155660",
+                "number:15652",
+                "number:16340",
+                "number:171312",
+                "number:172000",
+            ],
+        ),
+        (
+            "hf-4",
+            "hf-6",
+            "price",
+            "verify",
+            False,
+            [],
+            [
+                "clause:7.2",
+                "id:INV-88214",
+                "money:USD172000.00",
+                "number:3",
+                "number:340",
+                "percent:9.1",
+                "percent:9.5",
+                "qualifier:per consignment",
+            ],
+        ),
     ]
 
 

@@ -152,9 +152,10 @@ def test_runs_show_reads_a_run_from_s3_end_to_end(s3_url, spool_dir):
         capture_output=True,
         text=True,
     )
+    # Six handoffs and the verifier's verdict event.
     assert (shown.returncode, shown.stdout.count('"handoff_id"'), '"orchestrator.compress_v3"' in shown.stdout) == (
         0,
-        5,
+        7,
         True,
     )
 

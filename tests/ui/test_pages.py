@@ -26,6 +26,7 @@ def test_incident_run_page_marks_the_compressor_edge_and_its_lost_qualifier(page
         ["hf-4", "edge pass"],
         ["hf-5", "edge pass"],
         ["hf-6", "edge pass"],  # the verifier: its edges kept everything, and it verified
+        ["hf-6", "edge link"],  # its dashed fan-in from the brief (the compressor's output)
     ]
     assert page.locator('g.edge[data-handoff="hf-3"] a text').text_content() == "hf-3 0.18 ✗"
     assert page.locator('g.edge[data-handoff="hf-3"] a').get_attribute("aria-label") == (

@@ -62,8 +62,9 @@ def test_compare_page_lists_the_two_runs_edge_by_edge(page, demo_url, demo_store
         "validate → orchestrator.compress_v3",
         "orchestrator.compress_v3 → price",
         "price → write",
+        "price → verify",
     ]
-    assert [row[6] for row in rows] == ["changed"] * 5
+    assert [row[6] for row in rows] == ["changed"] * 6
     assert page.locator("table.compare a[href$='/handoffs/hf-3']").count() == 2
 
 
@@ -81,8 +82,8 @@ def test_health_page_charts_each_step(page, demo_url):
     """The health page lists every consumer step of the demo with a bar per day for each."""
     page.goto(demo_url + "/health")
     steps = page.locator("table.health tbody td:first-child").all_inner_texts()
-    assert sorted(steps) == ["extract", "orchestrator.compress_v3", "price", "validate", "write"]
-    assert page.locator("svg.chart rect.bar").count() == 5
+    assert sorted(steps) == ["extract", "orchestrator.compress_v3", "price", "validate", "verify", "write"]
+    assert page.locator("svg.chart rect.bar").count() == 6
     assert page.errors == []
 
 
@@ -137,6 +138,7 @@ def test_new_results_and_runs_show_without_a_restart(page, serve, demo_store, tm
     assert page.locator("table.runs tbody td:first-child a").all_inner_texts() == [
         demo_store.incident,
         demo_store.runs["INV-88190"],
+        demo_store.runs["INV-88216"],  # its verifier broke (verifier-broken)
     ]
     handoff.configure(store=store, scrub=False)
 
