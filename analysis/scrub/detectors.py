@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from handoff.analysis.scrub.addresses import addresses
+from handoff.analysis.scrub.credentials import credential_values
 from handoff.analysis.scrub.fields import (
     dates_of_birth,
     labelled_addresses,
@@ -47,6 +48,7 @@ def local_findings(text: str, entities: frozenset[str]) -> list[Finding]:
     if "SECRET" in entities:
         found += (f for f in secret_tokens(text) if f.entity in entities)
         found += keyed_tokens(text)
+        found += (f for f in credential_values(text, lower) if f.entity in entities)
     if "CRYPTO" in entities and "0x" in text:
         found += wallet_addresses(text)
     if "PERSON" in entities and _has_capital(text):

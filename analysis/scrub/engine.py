@@ -184,10 +184,13 @@ def _pii_recognizers() -> list:
     # Presidio validates email domains with tldextract's module default, which fetches the
     # public suffix list over HTTP; ours reads only the snapshot bundled with tldextract.
     email.validate_result = has_public_suffix
+    card = CreditCardRecognizer()
+    presidio_card_check = card.validate_result
+    card.validate_result = lambda text: presidio_card_check(text) and _card_length_ok(text)
     return [
         email,
         _phone_recognizer(),
-        CreditCardRecognizer(),
+        card,
         IbanRecognizer(),
         IpRecognizer(),
         UsSsnRecognizer(),
@@ -227,6 +230,12 @@ def _phone_recognizer() -> Any:
 
     context = ["phone", "tel", "telephone", "mobile", "cell", "call", "fax", "reach", "contact", "number", "sms"]
     return CandidatePhoneRecognizer(context=context, name="PhoneRecognizer")
+
+
+def _card_length_ok(text: str) -> bool:
+    """Only old Visa cards have 13 digits; another 13-digit number passing Luhn is an EAN-13 barcode."""
+    digits = [c for c in text if c.isdigit()]
+    return len(digits) != 13 or digits[0] == "4"
 
 
 def _is_card_number(text: str) -> bool:
@@ -270,6 +279,8 @@ def _valid_phone_region(phonenumbers: Any, candidate: str, regions: tuple[str, .
             return main_region
         if phonenumbers.is_valid_number(number):
             return phonenumbers.region_code_for_number(number)
+        if region is None and phonenumbers.is_possible_number(number):
+            return main_region or "ZZ"  # "+44 7700 900514": written as a phone, in a range set aside for fiction
     return None
 
 

@@ -37,9 +37,51 @@ _DOB_KEYWORDS = (
     "födelse",
     "geboorte",
     "urodzenia",
+    "urodzon",
+    "nato ",
+    "nata ",
+    "nac.",
+    "geboren",
+    "рожд",
+    "生年月日",
+    "出生",
+    "生日",
+    "생년월일",
+    "lahir",
+    "ngày sinh",
+    "fecha nac",
+    "f. nac",
+    "naiss",
 )
 _ID_KEYWORDS = (
     "ssn",
+    "sozialvers",
+    "identifikations",
+    "idnr",
+    "curité",
+    "curite",
+    "nir",
+    "insee",
+    "burgerservice",
+    "sofi",
+    "citizen",
+    "cédula",
+    "cedula",
+    "documento",
+    "itin",
+    "ausweis",
+    "carte d",
+    "pps",
+    "personal public",
+    "ird ",
+    "nhi",
+    "sv-",
+    "ahv",
+    "avs",
+    "tax id",
+    "taxpayer",
+    "mero de identifi",
+    "uidai",
     "social",
     "sin",
     "nin",
@@ -199,14 +241,21 @@ _MONTHS = (
 )
 DATE = (
     rf"(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[-/.]\d{{1,2}}[-/.]\d{{2,4}}"
-    rf"|\d{{1,2}}(?:st|nd|rd|th)?\.?\s(?:de\s)?(?i:{_MONTHS})\.?,?\s(?:de\s)?\d{{4}}"
-    rf"|(?i:{_MONTHS})\.?\s\d{{1,2}}(?:st|nd|rd|th)?,?\s\d{{4}})"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\.?\s(?:de\s|of\s)?(?i:{_MONTHS})\.?,?\s(?:de\s)?\d{{4}}"
+    rf"|\d{{1,2}}-(?i:{_MONTHS})-\d{{2,4}}"
+    rf"|(?i:{_MONTHS})\.?\s\d{{1,2}}(?:st|nd|rd|th)?,?\s\d{{4}}"
+    rf"|\d{{4}}\s?年\s?\d{{1,2}}\s?月\s?\d{{1,2}}\s?日|\d{{4}}년\s?\d{{1,2}}월\s?\d{{1,2}}일"
+    rf"|\d{{4}}\.\s\d{{1,2}}\.\s\d{{1,2}}\.?"
+    rf"|(?:19|20)\d{{2}}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])"
+    rf"|(?i:{_MONTHS})\.?,?\s\d{{4}})"
 )
 _DOB = re.compile(
     r"(?i:\b(?:dob|d\.o\.b\.?|date[ _-]?of[ _-]?birth|birth[ _-]?date|birthday|born(?:[ _]on)?|geb\.|geboren|"
-    r"geburtsdatum|fecha de nacimiento|data de nascimento|nasci em|nacid[oa] el|date de naissance|née? le|"
-    r"data di nascita|doğum tarihi|fødselsdato|födelsedatum|geboortedatum|data urodzenia))"
-    r"[^\n\d]{0,40}?(?<![\w])(" + DATE + r")(?![\w])"
+    r"geburtsdatum|geburtstag|fecha de nacimiento|fecha de nac\.?|f\. ?nac\.?|fecha nac\.?|data de nascimento|"
+    r"nascid[oa] em|nasci em|nacid[oa] el|date de naissance|date de naiss\.?|née? le|data di nascita|nat[oa] il|"
+    r"nat[oa] a [^\n\d]{1,30}? il|doğum tarihi|fødselsdato|födelsedatum|geboortedatum|geboren op|data urodzenia|"
+    r"urodzon[ya]|дата рождения|tanggal lahir|ngày sinh)|生年月日|出生日期|出生于|生日|생년월일)"
+    r"[^\n\d]{0,60}?(?<![\w])(" + DATE + r")(?![\w])"
 )
 _ID_LABEL = (
     r"ssn|social security(?: number| no\.?)?|sin|nin|ni (?:number|no\.?)|ni_number|nino|national insurance(?: number| no\.?)?|"
@@ -215,7 +264,13 @@ _ID_LABEL = (
     r"nik|ktp|nric|hkid|aadhaar|aadhar|kimlik(?: no)?|emirates id|resident[ _]id|resident registration number|my number|"
     r"philsys(?: number)?|medicare(?: number| no\.?)?|nhs (?:no\.?|number)|health card(?: number)?|"
     r"driv(?:er'?s?|ing)[ _]licen[cs]e(?: number| no\.?)?|licen[cs]e (?:number|no\.?)|personnummer|henkilötunnus|"
-    r"cnp|oib|egn|jmbg|steuer-?id|tax registration|matrikelnummer|personal id"
+    r"cnp|oib|egn|jmbg|steuer-?id|tax registration|matrikelnummer|personal id|social insurance(?: number| no\.?)?|"
+    r"sozialversicherungsnummer|(?:steuer-?)?identifikationsnummer|steuerliche identifikationsnummer|idnr|"
+    r"(?:num[ée]ro de |n[°º] de )?s[ée]curit[ée] sociale|nir|insee|burgerservicenummer|sofinummer|"
+    r"citizen service number|c[ée]dula(?: de identidad| de ciudadan[ií]a)?|documento (?:de identidad|nacional)|"
+    r"itin|personalausweis(?:nummer)?|ausweisnummer|carte d'identit[ée]|pps(?:n| number| no\.?)|"
+    r"personal public service number|ird number|nhi(?: number)?|sv-nummer|ahv(?:-nr\.?| number)?|avs|"
+    r"tax id|taxpayer id|n[úu]mero de identificaci[óo]n|uidai"
 )
 _ID = re.compile(
     r"(?i:(?<![\w-])(?:"

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 
 from handoff.analysis.scrub.findings import Finding
+from handoff.analysis.scrub.patterns import ID_LABEL_BEFORE
 
 _CARD = re.compile(r"\d(?:[ \-]?\d){12,18}(?![\w\-]|\.\d)|\d{4}\.\d{4}\.\d{4}\.\d{1,7}(?![\w\-]|\.\d)")
 _CARD_PREFIX = re.compile(r"4|5[1-5]|2[2-7]|3[47]|3[0689]|6(?:011|5|4[4-9]|22)|35")
@@ -37,6 +38,16 @@ _FORMATS = (
         "curp",
     ),
     (re.compile(r"[A-ZÑ&](?<![\w-][A-ZÑ&])[A-ZÑ&]{3}\d{6}[A-Z\d]{3}(?![\w-])"), "rfc"),
+    # Canada SIN 046 454 286, Aadhaar 2341 2341 2346, France NIR 1 84 12 75 123 456 78, German IdNr 36 574 261 809
+    (re.compile(r"\d(?<![\w.\-/]\d)\d{2}([ \-])\d{3}\1\d{3}(?![\w\-/]|[ .\-]\d)"), "sin"),
+    (re.compile(r"[2-9](?<![\w.\-/][2-9])\d{3}([ \-])\d{4}\1\d{4}(?![\w\-/]|[ .\-]\d)"), "aadhaar"),
+    (
+        re.compile(
+            r"[12](?<![\w.\-/][12]) ?\d{2} ?(?:0[1-9]|1[0-2]|[2-9]\d) ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}(?![\w\-/]|[ .]\d)"
+        ),
+        "nir",
+    ),
+    (re.compile(r"\d(?<![\w.\-/]\d)\d \d{3} \d{3} \d{3}(?![\w\-/]|[ .]\d)"), "idnr"),
 )
 # A cheap necessary condition per format (no lookbehind first, so re skips ahead fast).
 _GATES = {
@@ -44,6 +55,7 @@ _GATES = {
     "letters": re.compile(r"[A-ZÑ&]{4}\d{2}"),
     "cpf": re.compile(r"\d{3}\.\d{3}\.\d{3}-"),
     "nino": re.compile(r"[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]"),
+    "grouped": re.compile(r"\d{3}[ \-]\d{3}"),
 }
 _GATE_OF = {
     "dni": "digits7",
@@ -54,7 +66,12 @@ _GATE_OF = {
     "rfc": "letters",
     "cpf": "cpf",
     "nino": "nino",
+    "sin": "grouped",
+    "aadhaar": "grouped",
+    "nir": "grouped",
+    "idnr": "grouped",
 }
+_WEAK = frozenset({"sin", "aadhaar", "idnr"})
 _DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
 
 
@@ -70,6 +87,8 @@ def luhn_ok(digits: str) -> bool:
 def is_card_number(value: str) -> bool:
     """13 to 19 digits of a card issuer's prefix passing the Luhn check, however grouped."""
     digits = "".join(c for c in value if c.isdigit())
+    if len(digits) == 13 and digits[0] != "4":  # only old Visa cards have 13 digits; else an EAN-13 barcode
+        return False
     return (
         13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) is not None and luhn_ok(digits) and len(set(digits)) > 2
     )
@@ -98,6 +117,8 @@ def national_id_formats(text: str) -> Iterator[Finding]:
         if not gates[_GATE_OF[kind]]:
             continue
         for match in pattern.finditer(text):
+            if kind in _WEAK and ID_LABEL_BEFORE.search(text, max(0, match.start() - 40), match.start()):
+                continue  # "PO 123-456-789": a business id whose digits happen to pass a mod-10 check
             if _VALID[kind](re.sub(r"[ \-.]", "", match.group())):
                 yield Finding(
                     "NATIONAL_ID",
@@ -107,6 +128,13 @@ def national_id_formats(text: str) -> Iterator[Finding]:
                     f"NationalIdFormat:{kind}",
                     match.group(),
                 )
+
+
+def _stdnum(module: str, value: str) -> bool:
+    """``value`` passes python-stdnum's format and check-digit validation for ``module`` ("ca.sin")."""
+    import importlib
+
+    return importlib.import_module(f"stdnum.{module}").is_valid(value)
 
 
 def _dni_ok(value: str) -> bool:
@@ -137,10 +165,14 @@ def _cn_ok(value: str) -> bool:
 _VALID = {
     "dni": _dni_ok,
     "nie": _nie_ok,
-    "cf": lambda value: True,
+    "cf": lambda value: _stdnum("it.codicefiscale", value),
     "cpf": _cpf_ok,
     "nino": lambda value: True,
     "cn": _cn_ok,
     "curp": lambda value: 1 <= int(value[6:8]) <= 12 and 1 <= int(value[8:10]) <= 31,
+    "sin": lambda value: _stdnum("ca.sin", value),
+    "aadhaar": lambda value: _stdnum("in_.aadhaar", value),
+    "nir": lambda value: _stdnum("fr.nir", value),
+    "idnr": lambda value: _stdnum("de.idnr", value),
     "rfc": lambda value: 1 <= int(value[6:8]) <= 12 and 1 <= int(value[8:10]) <= 31,
 }

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from handoff.analysis.scrub.addresses import near_street_addresses, street_lines
+from handoff.analysis.scrub.credentials import credential_blocks
 from handoff.analysis.scrub.detectors import local_findings
 from handoff.analysis.scrub.findings import Finding, shifted
 from handoff.analysis.scrub.people import mentions, name_runs, sign_off_at, signs_off
@@ -93,6 +94,8 @@ def context_findings(
             found += (f for f in cells if f.entity in entities)
         if "ADDRESS" in entities and index and (scans[index - 1].street or (index > 1 and scans[index - 2].street)):
             found += shifted(near_street_addresses(lines[index]), starts[index])
+    if "SECRET" in entities:
+        found += (f for f in credential_blocks(text, lines, starts) if f.entity in entities)
     if "PERSON" in entities:
         names = set(names) | {f.text for f in found if f.entity == "PERSON"}
         if names:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from handoff.analysis.scrub.credentials import credential_key, is_secret_value
+
 PII_ENTITIES: tuple[str, ...] = (
     "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS", "US_SSN", "CRYPTO",
 )  # fmt: skip
@@ -30,6 +32,9 @@ QUERY_KEYS = (
     r"token|access_token|refresh_token|id_token|auth_token|api_key|apikey|client_secret|"
     r"secret|password|sig|signature|x-amz-signature|x-amz-credential|session_?id|code_verifier"
 )
+
+
+_KEY_AT_END = re.compile(r"([A-Za-z0-9_.\-]+)[\"']?\s*[:=]\s*[\"']?$")
 
 
 class SecretSpec(NamedTuple):
@@ -122,10 +127,17 @@ SECRET_ENTITIES: tuple[str, ...] = tuple(dict.fromkeys(spec.entity for spec in S
 def secret_spans(spec: SecretSpec, pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
     """Return the (start, end) spans of the secret values that ``pattern`` (compiled from ``spec``) finds in ``text``."""
     spans = []
+    keyed = spec.name in ("PasswordRecognizer", "SecretAssignmentRecognizer")
     for match in pattern.finditer(text):
         span = _secret_span(spec, match)
-        if span is not None and _is_secret_value(text[span[0] : span[1]]):
-            spans.append(span)
+        if span is None or not _is_secret_value(text[span[0] : span[1]]):
+            continue
+        if keyed:  # the key must name the credential itself ("token_url", "password_policy" do not)
+            key = _KEY_AT_END.search(text, match.start(), span[0])
+            name = key.group(1) if key else ""
+            if not credential_key(name) or not is_secret_value(text[span[0] : span[1]], name):
+                continue
+        spans.append(span)
     return spans
 
 

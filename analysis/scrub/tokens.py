@@ -9,6 +9,7 @@ import binascii
 import re
 from collections.abc import Iterator
 
+from handoff.analysis.scrub.credentials import is_secret_value
 from handoff.analysis.scrub.findings import Finding
 from handoff.analysis.scrub.windows import aligned_lower, windowed
 
@@ -138,6 +139,7 @@ def secret_tokens(text: str) -> Iterator[Finding]:
             if (
                 value
                 and not _PLACEHOLDER.match(value)
+                and is_secret_value(value, "password" if entity == "PASSWORD" else "token")
                 and (entity != "PASSWORD" or not value.isalpha() or ":" in match.group())
             ):
                 yield Finding(

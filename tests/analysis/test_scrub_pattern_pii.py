@@ -1,0 +1,69 @@
+"""Dates of birth next to birth cues in many languages and layouts, and national id numbers of several
+countries (labelled, or by format and check digits through python-stdnum), written for these tests from
+issue 12's categories; and business numbers and dates that must stay."""
+
+from __future__ import annotations
+
+import pytest
+
+from handoff.analysis.scrub import Scrubber
+
+FOUND = [
+    ('Patient DOB 02-Mar-1984, seen today.', '02-Mar-1984'),
+    ('Geboren am 17.08.1979 in Graz', '17.08.1979'),
+    ('nata il 03/05/1969 a Bari', '03/05/1969'),
+    ('Fecha nac.: 12/05/1990', '12/05/1990'),
+    ('生年月日: 1985年4月12日', '1985年4月12日'),
+    ('생년월일 1990년 3월 5일', '1990년 3월 5일'),
+    ('Дата рождения: 04.11.1975', '04.11.1975'),
+    ('birth_date=19840302', '19840302'),
+    ('date of birth: the 2nd of March 1984', '2nd of March 1984'),
+    ('urodzona 21.09.1988 w Krakowie', '21.09.1988'),
+    ('Tanggal lahir: 17-08-1992', '17-08-1992'),
+    ('SIN 046 454 286 on file', '046 454 286'),
+    ('Her SIN is 046-454-286.', '046-454-286'),
+    ('Aadhaar: 2341 2341 2346', '2341 2341 2346'),
+    ('UID 2341-2341-2346 verified', '2341-2341-2346'),
+    ('numéro de sécurité sociale : 2 84 05 75 123 456 72', '2 84 05 75 123 456 72'),
+    ('INSEE 284057512345672 (salarié)', '284057512345672'),
+    ('Steuer-ID 36 574 261 809', '36 574 261 809'),
+    ('Steueridentifikationsnummer: 36574261809', '36574261809'),
+    ('BSN 111222333', '111222333'),
+    ('codice fiscale RSSMRA85T10A562S', 'RSSMRA85T10A562S'),
+    ('CPF 390.533.447-05', '390.533.447-05'),
+    ('DNI 12345678Z', '12345678Z'),
+    ('NIE X1234567L', 'X1234567L'),
+    ('NINO: AB 12 34 56 C', 'AB 12 34 56 C'),
+    ('SSN 536-22-1234', '536-22-1234'),
+    ('Sozialversicherungsnummer 1234 010180', '1234 010180'),
+]  # fmt: skip
+KEPT = [
+    'PO 123-456-789 shipped 2024-03-01',
+    'Invoice total 1 234 567 EUR; order 4471-9028-3619 placed',
+    'Released on 12/05/2024 as v2.3.1',
+    'Build 20240302 deployed to prod',
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def scrubber() -> Scrubber:
+    return Scrubber("pattern-pii-tests")
+
+
+@pytest.mark.parametrize(("text", "value"), FOUND, ids=[str(i) for i in range(len(FOUND))])
+def test_birth_dates_and_national_ids_are_removed(scrubber, text, value):
+    """A date of birth after a birth cue, or a national id number, does not survive scrubbing."""
+    out = scrubber.scrub_text(text)
+    assert value not in out
+    assert "<DATE_OF_BIRTH:" in out or "<NATIONAL_ID:" in out or "<US_SSN:" in out or "<PHONE_NUMBER:" in out
+
+
+@pytest.mark.parametrize("text", KEPT, ids=[str(i) for i in range(len(KEPT))])
+def test_business_numbers_and_dates_are_unchanged(scrubber, text):
+    """Order and invoice numbers, release dates and build numbers come back exactly as written."""
+    assert scrubber.scrub_text(text) == text
+
+
+def test_fictional_international_phone_is_removed(scrubber):
+    """A number written in international form is a phone even in a range set aside for fiction."""
+    assert scrubber.scrub_text("sms.send to=+44 7700 900514 template=OUT").startswith("sms.send to=<PHONE_NUMBER:")
