@@ -81,9 +81,9 @@ class Channel:
             self.sock.close()
 
 
-RAW_MAGIC = b"HORAW001"
+RAW_MAGIC = b"HORAW002"
 RAW_SUFFIX = ".raw"
-_RAW_HEADER = struct.Struct(">8sQ12s")  # magic, record count, nonce
+_RAW_HEADER = struct.Struct(">8sQ12sQ")  # magic, record count, nonce, ciphertext length
 
 
 @dataclass
@@ -145,26 +145,40 @@ def new_key() -> bytes:
 class RawSpill:
     """Raw record batches on local disk, AES-GCM encrypted under a key held only in memory.
 
-    Files are ``<directory>/<pid>-<n>.raw`` (temp name, then rename): the record count in the
-    clear (so a later process can count what a crash lost), the nonce, then the ciphertext,
-    authenticated together.
+    A file is ``<directory>/<pid>-<n>.raw`` (written under a temp name, then renamed): a sequence of
+    frames, each the record count in the clear (so a later process can count what a crash lost),
+    the nonce and the ciphertext's length, then the ciphertext, authenticated with its header.
+    :meth:`put` writes a file of one frame; :meth:`open_segment` a file the caller appends to.
     """
 
     def __init__(self, directory: Path, key: bytes) -> None:
         self.directory = directory
         self._key = key
+        self._aead = None
         self._n = 0
+        self._n_lock = threading.Lock()
+
+    def seal(self, records: Sequence[Record]) -> bytes:
+        """One encrypted frame holding ``records``."""
+        if self._aead is None:
+            from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+            self._aead = AESGCM(self._key)
+        plain = encode_records(records)
+        nonce = secrets.token_bytes(12)
+        header = _RAW_HEADER.pack(RAW_MAGIC, len(records), nonce, len(plain) + 16)
+        return header + self._aead.encrypt(nonce, plain, header)
+
+    def _new_path(self) -> Path:
+        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with self._n_lock:
+            self._n += 1
+            return self.directory / f"{os.getpid()}-{self._n:08d}{RAW_SUFFIX}"
 
     def put(self, records: Sequence[Record]) -> tuple[Path, int]:
         """Encrypt and write one batch; return its path and size in bytes."""
-        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-
-        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        self._n += 1
-        nonce = secrets.token_bytes(12)
-        header = _RAW_HEADER.pack(RAW_MAGIC, len(records), nonce)
-        data = header + AESGCM(self._key).encrypt(nonce, encode_records(records), header)
-        path = self.directory / f"{os.getpid()}-{self._n:08d}{RAW_SUFFIX}"
+        data = self.seal(records)
+        path = self._new_path()
         temp = path.with_name(f".tmp-{path.name}")
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as handle:
@@ -172,20 +186,81 @@ class RawSpill:
         os.replace(temp, path)
         return path, len(data)
 
+    def open_segment(self) -> Segment:
+        """A new file records are appended to one frame at a time (see :class:`Segment`)."""
+        return Segment(self, self._new_path())
+
     def load(self, path: Path) -> list[Record]:
-        """Decrypt one batch (raises if the file was altered or the key is not the writer's)."""
+        """Decrypt one file (raises if it was altered or the key is not the writer's)."""
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-        data = path.read_bytes()
-        header = data[: _RAW_HEADER.size]
-        _magic, _count, nonce = _RAW_HEADER.unpack(header)
-        return decode_records(AESGCM(self._key).decrypt(nonce, data[_RAW_HEADER.size :], header))
+        aead, data, offset, records = AESGCM(self._key), path.read_bytes(), 0, []
+        while offset < len(data):
+            header = data[offset : offset + _RAW_HEADER.size]
+            magic, _count, nonce, length = _RAW_HEADER.unpack(header)
+            if magic != RAW_MAGIC:
+                raise ValueError(f"{path} is not a raw spill file")
+            start = offset + _RAW_HEADER.size
+            records += decode_records(aead.decrypt(nonce, data[start : start + length], header))
+            offset = start + length
+        return records
 
     @staticmethod
     def remove(path: Path) -> None:
         """Forget a batch once the worker made it durable."""
         with contextlib.suppress(OSError):
             path.unlink()
+
+
+class Segment:
+    """A raw spill file the application's own threads append records to when its memory bound is reached.
+
+    Each :meth:`append` is one ``write`` of one encrypted frame into the page cache (no fsync): the
+    record leaves memory at once, so a burst is bounded by the disk rather than by RAM. The file
+    has a temp name until :meth:`close` renames it, and is a raw descriptor (no Python buffer a
+    forked child could write twice). Callers serialize appends with a lock of their own.
+    """
+
+    def __init__(self, spill: RawSpill, path: Path) -> None:
+        self.path = path
+        self._spill = spill
+        self._temp = path.with_name(f".tmp-{path.name}")
+        self._fd = os.open(self._temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+        self.count = self.size = self.raw_bytes = 0
+
+    def append(self, records: Sequence[Record], nbytes: int) -> int:
+        """Write one frame of ``records`` (weighing ``nbytes`` in memory); return its size on disk."""
+        data = memoryview(self._spill.seal(records))
+        written = 0
+        try:
+            while written < len(data):
+                written += os.write(self._fd, data[written:])
+        except OSError:
+            if written:  # a partial frame (disk full): cut it off so the file stays readable
+                os.ftruncate(self._fd, self.size)
+            raise
+        self.count += len(records)
+        self.size += len(data)
+        self.raw_bytes += nbytes
+        return len(data)
+
+    def close(self) -> Path:
+        """Close and rename the file to its final name; return it."""
+        os.close(self._fd)
+        os.replace(self._temp, self.path)
+        return self.path
+
+    def forget(self) -> None:
+        """Close this process's descriptor only (a forked child's copy of its parent's file)."""
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
+
+    def abandon(self) -> None:
+        """Close and remove the file (a forked child's copy, or a shutdown that gave up)."""
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
+        with contextlib.suppress(OSError):
+            os.unlink(self._temp)
 
 
 def orphaned_raw_records(directory: Path, alive: callable) -> tuple[int, int]:
@@ -196,11 +271,20 @@ def orphaned_raw_records(directory: Path, alive: callable) -> tuple[int, int]:
             pid_text = entry.name.removeprefix(".tmp-").split("-", 1)[0]
             if not pid_text.isdigit() or alive(int(pid_text)):
                 continue
-            with contextlib.suppress(OSError, struct.error):
-                with open(entry.path, "rb") as handle:
-                    magic, count, _nonce = _RAW_HEADER.unpack(handle.read(_RAW_HEADER.size))
-                records += count if magic == RAW_MAGIC else 0
+            records += _count_frames(entry.path)
             with contextlib.suppress(OSError):
                 os.unlink(entry.path)
                 files += 1
     return files, records
+
+
+def _count_frames(path: str) -> int:
+    """Records in a raw spill file, from its frames' clear headers (a truncated last frame is not counted)."""
+    count = 0
+    with contextlib.suppress(OSError, struct.error), open(path, "rb") as handle:
+        while header := handle.read(_RAW_HEADER.size):
+            magic, records, _nonce, length = _RAW_HEADER.unpack(header)
+            if magic != RAW_MAGIC or handle.seek(length, os.SEEK_CUR) > os.fstat(handle.fileno()).st_size:
+                break
+            count += records
+    return count

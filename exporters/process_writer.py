@@ -10,8 +10,9 @@ thread reads the worker's answers.
 What the application relies on (docs/architecture.md "Background writer" says how):
 nothing handed over is lost when the worker dies (each batch stays here until the worker
 acknowledges it durable, and is sent again to the next worker); memory is bounded by
-``max_queue`` and ``max_queue_bytes``, past which records are spilled to disk AES-GCM
-encrypted under a key held only in memory; ``force_flush`` returns once everything handed over
+``max_queue`` and ``max_queue_bytes``, past which the calling thread appends each record to a
+spill file itself, AES-GCM encrypted under a key held only in memory (one write into the page
+cache, no fsync: nothing is lost while the disk has room, and memory stays bounded); ``force_flush`` returns once everything handed over
 before it is durable (``False`` on timeout or after a drop); after ``os.fork()`` the child gets
 its own queue, threads, key and worker; where no process can start, the thread writer takes over.
 """
@@ -56,7 +57,7 @@ log = logging.getLogger("handoff.exporters")
 #: (and encrypting) one batch holds the GIL briefly (the application's threads never wait long for it).
 CHUNK_RECORDS = 256
 CHUNK_BYTES = 256 << 10
-#: Spilled files are larger: one file per 4 MB keeps the spill ahead of a burst of large records.
+#: A spill file is handed to the worker once it holds this much (or at the sender's next tick).
 SPILL_CHUNK_BYTES = 4 << 20
 #: A batch sent to this many workers that all died before acknowledging it is dropped.
 MAX_SENDS = 3
@@ -100,11 +101,14 @@ class ProcessStoreWriter:
         old = getattr(self, "_conn", None)
         if old is not None:
             old.close()  # the child's copy of the parent's channel; the parent's stays open
+        if getattr(self, "_segment", None) is not None:
+            self._segment.forget()  # the child's copy of the parent's spill file; the parent keeps writing it
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._queue: collections.deque[Record] = collections.deque()
-        self._spill: collections.deque[Record] = collections.deque()
-        self._mem_records = self._mem_bytes = self._spill_bytes = self._raw_bytes = 0
+        self._segment: Any = None  # the spill file the calling threads append to, under _segment_lock
+        self._segment_lock = threading.Lock()
+        self._mem_records = self._mem_bytes = self._raw_bytes = 0
         self._unsent: collections.deque[Batch] = collections.deque()
         self._inflight: collections.OrderedDict[int, Batch] = collections.OrderedDict()
         self._next_id = 1
@@ -123,9 +127,6 @@ class ProcessStoreWriter:
         self.restarts = 0
         self._fallback: Any = None
         self._sender: threading.Thread | None = None
-        self._spiller: threading.Thread | None = None
-        self._spill_wake = threading.Event()
-        self._spill_lock = threading.Lock()
         self._shutdown = False
         self._status_written: dict | None = None
         self._status_at = 0.0
@@ -148,28 +149,18 @@ class ProcessStoreWriter:
                 self._mem_records += 1
                 self._mem_bytes += size
                 wake = len(self._queue) >= CHUNK_RECORDS
-            elif (
-                self._raw is not None
-                and len(self._spill) < self.max_queue
-                and self._spill_bytes + size <= self.max_queue_bytes * 3 // 2
-            ):
-                self._spill.append(record)
-                self._spill_bytes += size
-                wake = "spill"
             else:
-                wake = None
+                wake = "spill" if self._raw is not None else None
         if fallback is not None:
             fallback.on_end(record)
             return
         if wake is None:
-            self._drop(1, "the queue and the spill are full")
+            self._drop(1, "the queue is full and there is no spool to spill to")
+            return
+        if wake == "spill" and not self._append_to_spill(record, size):
             return
         self.counters.add("enqueued")
-        if wake == "spill":
-            self._spill_wake.set()
-            if self._spiller is None:
-                self._start_spiller()
-        elif wake:
+        if wake is True:
             self._wake.set()
         if self._sender is None:
             self._start_sender()
@@ -178,22 +169,53 @@ class ProcessStoreWriter:
         self.counters.add("dropped", count)
         warn_once(f"handoff: dropping records because {why} (see `handoff status`)")
 
-    def _start_spiller(self) -> None:
-        with self._lock:
-            if self._spiller is None:
-                self._spiller = threading.Thread(target=self._run_spiller, name="handoff-spiller", daemon=True)
-                self._spiller.start()
+    def _append_to_spill(self, record: Record, size: int) -> bool:
+        """Past the memory bound: write the record, encrypted, to the spill file from the calling thread.
 
-    def _run_spiller(self) -> None:
-        # A thread of its own: the sender may block on a worker that is busy, the spill must not.
-        while not (self._shutdown and not self._spill):
-            self._spill_wake.wait(TICK_S)
-            self._spill_wake.clear()
+        One ``write`` into the page cache; ``False`` (counted as dropped, logged once) only when the
+        disk is full, the spill directory cannot be written, or the spill reached ``spool_max_bytes``.
+        """
+        with self._segment_lock:
             try:
-                self._spill_to_disk()
-            except Exception as exc:  # noqa: BLE001 - keep spilling; what failed was counted as dropped
-                warn_once("handoff: the writer's spiller failed (%s); retrying", exc)
-            self._wake.set()
+                segment = self._segment
+                held = self._raw_bytes + (segment.size if segment is not None else 0)
+                if held + size > self.settings.spool_max_bytes:
+                    raise OSError("the raw spill is full (spool_max_bytes)")
+                if segment is None:
+                    segment = self._segment = self._raw.open_segment()
+                segment.append([record], size)
+            except OSError as exc:
+                warn_once("handoff: cannot spill records to %s: %s", self._raw.directory, exc)
+                self._drop(1, "the spill cannot be written")
+                return False
+            if segment.size >= SPILL_CHUNK_BYTES:
+                self._seal_segment_locked()
+        return True
+
+    def _seal_segment(self) -> None:
+        """Hand the current spill file (if any) to the sender as a batch."""
+        if self._segment is not None:
+            with self._segment_lock:
+                self._seal_segment_locked()
+
+    def _seal_segment_locked(self) -> None:
+        segment, self._segment = self._segment, None
+        if segment is None or not segment.count:
+            if segment is not None:
+                segment.abandon()
+            return
+        try:
+            path = segment.close()
+        except OSError as exc:
+            segment.abandon()
+            warn_once("handoff: cannot spill records to %s: %s", self._raw.directory, exc)
+            self._drop(segment.count, "the spill cannot be written")
+            return
+        with self._lock:
+            self._raw_bytes += segment.size
+            self._unsent.append(Batch(self._new_id(), segment.count, 0, path=path, raw_bytes=segment.raw_bytes))
+        self.counters.add("spilled", segment.count)
+        self._wake.set()
 
     def _start_sender(self) -> None:
         with self._lock:
@@ -214,8 +236,7 @@ class ProcessStoreWriter:
                     self._release_flushes()
                     return
                 requests = self._new_flushes()
-                if requests or self._shutdown:
-                    self._spill_to_disk()  # a flush covers what was spilled before it
+                self._seal_segment()  # before the cut: a flush covers what was spilled before it
                 self._cut_batches()
                 with self._lock:
                     for request in requests:
@@ -233,33 +254,8 @@ class ProcessStoreWriter:
     def _idle(self) -> bool:
         with self._lock:
             return not (
-                self._queue or self._spill or self._unsent or self._inflight or self._flushes or self._flush_sent
+                self._queue or self._segment or self._unsent or self._inflight or self._flushes or self._flush_sent
             )
-
-    def _spill_to_disk(self) -> None:
-        with self._spill_lock:
-            self._spill_locked()
-
-    def _spill_locked(self) -> None:
-        while self._spill:
-            with self._lock:
-                records, freed = [], 0
-                while self._spill and len(records) < CHUNK_RECORDS and freed < SPILL_CHUNK_BYTES:
-                    records.append(self._spill.popleft())
-                    freed += record_bytes(records[-1])
-                self._spill_bytes -= freed
-            try:
-                if self._raw_bytes >= self.settings.spool_max_bytes:
-                    raise OSError("the raw spill is full (spool_max_bytes)")
-                path, size = self._raw.put(records)
-            except OSError as exc:
-                warn_once("handoff: cannot spill records to %s: %s", self._raw.directory, exc)
-                self._drop(len(records), "the spill cannot be written")
-                continue
-            with self._lock:
-                self._raw_bytes += size
-                self._unsent.append(Batch(self._new_id(), len(records), 0, path=path, raw_bytes=freed))
-            self.counters.add("spilled", len(records))
 
     def _new_id(self) -> int:
         ident, self._next_id = self._next_id, self._next_id + 1
@@ -483,14 +479,14 @@ class ProcessStoreWriter:
     def _hand_to_fallback(self) -> None:
         """Give everything pending to a thread writer, which takes over for good."""
         fallback = self._fallback_factory()
+        self._seal_segment()
         with self._lock:
             self._fallback = fallback  # from here on the hot path hands records to it directly
             batches = list(self._inflight.values()) + list(self._unsent)
             self._inflight.clear()
             self._unsent.clear()
-            loose = list(self._queue) + list(self._spill)
+            loose = list(self._queue)
             self._queue.clear()
-            self._spill.clear()
         records = []
         for batch in batches:
             records += batch.records if batch.records is not None else self._raw.load(batch.path)
@@ -504,7 +500,8 @@ class ProcessStoreWriter:
         """Records handed over and not yet durable (queued, spilled, in flight)."""
         with self._lock:
             held = sum(b.count for b in self._unsent) + sum(b.count for b in self._inflight.values())
-            return len(self._queue) + len(self._spill) + held
+            spilling = self._segment.count if self._segment is not None else 0
+            return len(self._queue) + spilling + held
 
     def force_flush(self, timeout_s: float = 30.0) -> bool:
         """Wait until everything handed over before this call is durable.
@@ -551,12 +548,12 @@ class ProcessStoreWriter:
         return done and not left
 
     def _discard_pending(self) -> None:
+        self._seal_segment()
         with self._lock:
             batches = list(self._inflight.values()) + list(self._unsent)
             self._inflight.clear()
             self._unsent.clear()
             self._queue.clear()
-            self._spill.clear()
         for batch in batches:
             self._settle(batch)
 
