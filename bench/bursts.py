@@ -91,6 +91,7 @@ def burst(count: int, size_bytes: int, scenario: str, writer: str = "process") -
         "size_bytes": size_bytes,
         "writer": writer,
         "flushed": flushed,
+        "enqueued": counters["enqueued"],
         "written": counters["written"],
         "spooled": counters["spooled"],
         "spilled": counters["spilled"],
