@@ -78,15 +78,15 @@ def test_a_call_made_during_a_stall_does_not_wait_for_it(s3_behind_proxy, s3_url
     proxy.stall(5.0)
     with handoff.run("stalled") as run:
         price("first")
-        flusher = threading.Thread(target=handoff.flush, args=(30,))
+        flusher = threading.Thread(target=handoff.flush, args=(300,))
         flusher.start()
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 120  # the writer process may take long to start on a loaded machine
         while proxy.stalled_now == 0 and time.monotonic() < deadline:
             time.sleep(0.01)
         result = price("during the stall")
         stalled_when_returned = (proxy.stalled_now > 0, flusher.is_alive())
     proxy.heal()
-    flusher.join(30)
+    flusher.join(300)
     assert handoff.flush(30) is True
     assert (result, stalled_when_returned) == ("priced: during the stall", (True, True))
     assert rows_in_s3(s3_url, moto_endpoint, monkeypatch, run.run_id) == 2
