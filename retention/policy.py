@@ -274,7 +274,7 @@ def _check_order(tiers: tuple[Tier, ...], fail) -> None:
 def _parse_override(item: Mapping[str, Any], tier_names: set[str], fail) -> Override:
     tier = item.get("tier")
     if not isinstance(tier, str) or tier not in tier_names or "max_age" not in item:
-        known = ", ".join(sorted(tier_names))
+        known = ", ".join(repr(name) for name in sorted(tier_names))  # names are hostile text: quoted
         detail = f"; tier {_shown(tier)} is not one of them" if "tier" in item and "max_age" in item else ""
         fail(f"every [[override]] needs max_age and tier (one of {known}){detail}")
     match = {key: value for key, value in item.items() if key not in ("tier", "max_age")}

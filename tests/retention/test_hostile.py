@@ -60,7 +60,7 @@ def _tier(max_age: str) -> str:
         ),
         (
             _tier('"30d"') + '[[override]]\ntier = 5\nmax_age = "9d"\nkind = "transform"\n',
-            "every [[override]] needs max_age and tier (one of full); tier int 5 is not one of them",
+            "every [[override]] needs max_age and tier (one of 'full'); tier int 5 is not one of them",
         ),
         (
             _tier('"30d"') + '[[override]]\ntier = "full"\nmax_age = 90\nkind = "transform"\n',
