@@ -111,12 +111,19 @@ def _scrubber_of(settings: Settings) -> Callable[[], Any]:
 
 
 def _detach(tracer_provider: Any) -> None:
+    """Shut down every processor handoff attached, on any provider (one configured OTLP export at a time).
+
+    Detaching only the current provider's would leave a processor on a provider configured before
+    (and perhaps shut down since), and ``force_flush`` would report it as never flushing.
+    """
+    del tracer_provider
     if not _attached:
         return
     with _lock:
-        current = _attached.pop(resolve_provider(tracer_provider), None)
-    if current is not None:
-        current[1].shutdown()
+        current = list(_attached.values())
+        _attached.clear()
+    for _, processor in current:
+        processor.shutdown()
 
 
 def force_flush(timeout_s: float = 30.0) -> bool:
