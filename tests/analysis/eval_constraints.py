@@ -11,6 +11,7 @@ labels (docs/constraints.md):
 - *detection precision*: of the detections on loss pairs, the share that name a planted loss.
 
     python -m tests.analysis.eval_constraints --split heldout
+    python -m tests.analysis.eval_constraints --split dev --fast --verbose   # iterate on dev
 """
 
 from __future__ import annotations
@@ -219,6 +220,35 @@ def evaluate(split: str, store: str | None = None) -> Score:
         return score(pairs, runs, run_check(store))
 
 
+def check_in_process(pair: dict) -> list[Detection]:
+    """What the transform check reports on one pair, computed in this process (no recorder, no scrubbing).
+
+    Mirrors ``transform-constraints`` in :mod:`handoff.queries.checks`: the tokens of the step's
+    input that its output lacks, each named as written upstream. For iterating on ``dev`` only:
+    the figures to report are the recorder's (without ``--fast``).
+    """
+    from handoff.analysis.constraints import extract_constraints, find_constraints
+
+    kept = set(extract_constraints(pair["downstream"]))
+    written: dict[str, Detection] = {}
+    for c in find_constraints(pair["upstream"]):
+        if c.token not in kept:
+            written.setdefault(c.token, Detection(c.cls, c.text, "lost", c.token))
+    return list(written.values())
+
+
+def evaluate_fast(split: str) -> Score:
+    """:func:`evaluate` without the recorder: the in-process check on every pair of ``split``."""
+    pairs = load_pairs(split)
+    runs, results = {}, []
+    for pair in pairs:
+        found = check_in_process(pair)
+        runs[pair["id"]] = pair["id"]
+        lost = [{"class": d.cls, "text": d.text, "status": d.status, "token": d.token} for d in found]
+        results.append({"run_id": pair["id"], "status": "fail" if found else "pass", "lost": lost})
+    return score(pairs, runs, results)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Command line: print the table for one split (and, with --verbose, what was missed or stray)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -226,8 +256,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--verbose", action="store_true", help="also list misses, stray detections and flagged faithful pairs"
     )
+    parser.add_argument(
+        "--fast", action="store_true", help="score the in-process check (no recorder, no scrubbing); dev iteration only"
+    )
     args = parser.parse_args(argv)
-    s = evaluate(args.split)
+    if args.fast and args.split != "dev":
+        parser.error("--fast is for iterating on dev; report held-out figures from the recorder")
+    s = evaluate_fast(args.split) if args.fast else evaluate(args.split)
     print(f"split: {args.split}")
     print(table(s))
     if args.verbose:
