@@ -8,7 +8,9 @@ the step was degraded (it errored, fell back, or failed a check).
 distinct runs within ``window`` it emits one alert at once (a log record, an OpenTelemetry event
 and, when configured, a JSON POST to a webhook), not one per run, and stays open for a window.
 Trips are recorded in the ``events`` table (``kind="circuit_breaker"``) so the next process
-does not alert again on the same burst.
+does not alert again on the same burst. Replay runs (``handoff replay``: a run whose attributes
+carry ``replay_of``) never count towards a breaker: replaying a faulty step twenty times is an
+engineer investigating, not twenty production failures.
 """
 
 from __future__ import annotations
@@ -171,17 +173,36 @@ def health_by_day(
     return [DayHealth(**row) for row in query(con, _by_day_sql(GROUPS[by]), [partition_floor(start), start])]
 
 
+def replay_run_ids(con: duckdb.DuckDBPyConnection, run_ids: Iterable[str]) -> set[str]:
+    """The runs among ``run_ids`` that are replays (their attributes carry ``replay_of``)."""
+    wanted = sorted(set(run_ids))
+    if not wanted:
+        return set()
+    sql = "SELECT DISTINCT run_id FROM runs WHERE list_contains(?, run_id) AND map_contains(attributes, 'replay_of')"
+    return {row["run_id"] for row in query(con, sql, [wanted])}
+
+
+def not_replays(con: duckdb.DuckDBPyConnection, results: list[Any]) -> list[Any]:
+    """``results`` without those of replay runs: what a circuit breaker counts."""
+    replays = replay_run_ids(con, (_field(r, "run_id") for r in results))
+    return [r for r in results if _field(r, "run_id") not in replays] if replays else results
+
+
 def failing_results(
     con: duckdb.DuckDBPyConnection, *, since: timedelta, now: datetime | None = None
 ) -> list[dict[str, Any]]:
-    """Stored failing check results in the window (latest verdict per check and handoff), oldest first."""
+    """Stored failing check results in the window (latest verdict per check and handoff), oldest first.
+
+    Results of replay runs are left out (see :func:`not_replays`): these rows feed a breaker.
+    """
     start = (now or datetime.now(timezone.utc)) - since
     sql = """
         SELECT run_id, handoff_id, parent_handoff_id, ts, "check", severity, status FROM checks
         WHERE ts >= ? AND dt >= ?
         QUALIFY row_number() OVER (PARTITION BY run_id, handoff_id, parent_handoff_id, "check" ORDER BY checked_ts DESC) = 1
     """
-    return [row for row in query(con, sql + " ORDER BY ts", [start, start.date()]) if row["status"] == "fail"]
+    rows = [row for row in query(con, sql + " ORDER BY ts", [start, start.date()]) if row["status"] == "fail"]
+    return not_replays(con, rows)
 
 
 @dataclass(frozen=True)
@@ -412,7 +433,7 @@ def check_and_record(
         write_results(store, results)
     if record:
         breaker.restore(con)
-    trips = breaker.evaluate(results)
+    trips = breaker.evaluate(not_replays(con, results))
     if run_id is None:
         from handoff.queries.collapse import find_collapses
 

@@ -213,3 +213,28 @@ def test_a_coroutine_step_replays_from_inside_a_running_event_loop(store):
 
     report = asyncio.run(from_a_notebook())
     assert (report.ok, report.original_reproduced) == (2, 2)
+
+
+def test_replay_runs_never_trip_the_circuit_breaker(store):
+    """Replaying a faulty step from three sessions is an engineer investigating: no page; three real failures are one."""
+    from datetime import timedelta
+
+    from handoff.queries.health import CircuitBreaker, check_and_record, failing_results
+    from handoff.store import open_store
+
+    run_id = record(lambda: steps.compress(steps.REPORT))
+    replays = [handoff.replay(run_id, "hf-1", times=2).replay_run_id for _ in range(3)]
+    handoff.flush()
+    done = check_and_record(
+        open_store(store), connect(store), CircuitBreaker(threshold_runs=3), since=timedelta(hours=1)
+    )
+    failed = {r.run_id for r in done.results if r.status == "fail"}
+    assert failed == {run_id, *replays}  # the replays' own checks are recorded and shown
+    assert done.trips == []
+    assert {row["run_id"] for row in failing_results(connect(store), since=timedelta(hours=1))} == {run_id}
+
+    more = [record(lambda: steps.compress(steps.REPORT)) for _ in range(2)]
+    again = check_and_record(
+        open_store(store), connect(store), CircuitBreaker(threshold_runs=3), since=timedelta(hours=1)
+    )
+    assert [set(trip.run_ids) for trip in again.trips] == [{run_id, *more}]
