@@ -10,6 +10,12 @@ files as they are) and searched:
 - a PII-free text is *unchanged* when its stored content equals the text byte for byte.
 
     python -m tests.analysis.eval_scrub --split heldout
+
+``--fast`` skips the recorder: the scrubber the writer builds by default scrubs each text in
+process (the same payload route, same scoring), and every miss is printed with its context. For
+iterating on dev; reported figures come from the recorder.
+
+    python -m tests.analysis.eval_scrub --split dev --fast
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "scrub_corpus"
 NAMES_AND_ADDRESSES = ("PERSON", "ADDRESS")
@@ -178,6 +185,41 @@ def evaluate(split: str) -> Score:
         return score(texts, runs, everything, content)
 
 
+def evaluate_fast(split: str) -> tuple[Score, list[dict], Any]:
+    """Scrub every text of ``split`` in process with the writer's default scrubber; the score, texts and scrubber."""
+    from handoff.analysis.scrub.routes import scrub_payload
+    from handoff.exporters.factory import build_scrubber
+    from handoff.model import TEXT
+
+    texts = load_texts(split)
+    scrubber = build_scrubber(None)
+    bodies = {t["id"]: scrub_payload(scrubber, t["text"].encode("utf-8"), TEXT).text for t in texts}
+    runs = {t["id"]: t["id"] for t in texts}
+    content = {(t["id"], "hf-1"): bodies[t["id"]] for t in texts}
+    return score(texts, runs, "\n".join(bodies.values()), content), texts, scrubber
+
+
+def _context(text: str, value: str, width: int = 60) -> str:
+    at = text.find(value)
+    if at < 0:
+        return ""
+    left, right = text[max(0, at - width // 2) : at], text[at + len(value) : at + len(value) + width // 2]
+    return (left + "[[" + value + "]]" + right).replace("\n", "\\n")
+
+
+def print_misses(s: Score, texts: list[dict], scrubber: Any) -> None:
+    """Every leak, eaten value and changed PII-free text, with 60 characters of context."""
+    by_id = {t["id"]: t for t in texts}
+    for text_id, kind, value in sorted(s.leaks, key=lambda row: (row[1], row[0])):
+        print(f"LEAK {kind:<14} {text_id}: {value!r}  ~ {_context(by_id[text_id]['text'], value)}")
+    for text_id, value in s.eaten:
+        print(f"EATEN {text_id}: {value!r}  ~ {_context(by_id[text_id]['text'], value)}")
+    for text_id in s.changed_clean:
+        original = by_id[text_id]["text"]
+        for f in scrubber.analyze(original):
+            print(f"CHANGED {text_id}: {f.entity}/{f.recognizer} {f.text!r}  ~ {_context(original, f.text)}")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Command line: print the table for one split (and, with --verbose, every leak and eaten value)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -185,7 +227,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--verbose", action="store_true", help="also list leaks, eaten values and changed PII-free texts"
     )
+    parser.add_argument("--fast", action="store_true", help="scrub in process, no recorder; print every miss")
     args = parser.parse_args(argv)
+    if args.fast:
+        if args.split != "dev":
+            parser.error("--fast prints every miss, so it runs on dev only (held-out items are never looked at)")
+        s, texts, scrubber = evaluate_fast(args.split)
+        print(f"split: {args.split} (fast, in process)")
+        print(table(s))
+        print_misses(s, texts, scrubber)
+        return
     s = evaluate(args.split)
     print(f"split: {args.split}")
     print(table(s))
