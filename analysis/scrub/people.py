@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from handoff.analysis.scrub.findings import Finding, shifted
-from handoff.analysis.scrub.gazetteer import Gazetteer, fold, gazetteer
+from handoff.analysis.scrub.gazetteer import Gazetteer, fold, gazetteer, is_place
 from handoff.analysis.scrub.labels import label_of
 from handoff.analysis.scrub.vocabulary import (
     BUSINESS_WORDS,
@@ -45,14 +45,15 @@ _NAME = rf"(?P<name>{NAME_SEQ})"
 _GREETING = (
     r"(?i:dear|hi|hello|hey|hiya|morning|good morning|good afternoon|good evening|thanks|thank you|many thanks|"
     r"cheers|olá|ola|oi|hola|buenos días|bonjour|salut|hallo|ciao|liebe|lieber|sehr geehrte|sehr geehrter|"
-    r"estimado|estimada|querido|querida|caro|cara|beste|hej|kære|merhaba|salam|assalamu alaikum|namaste|sawasdee)"
+    r"estimado|estimada|querido|querida|caro|cara|beste|hej|hei|hoi|moi|kære|merhaba|salam|assalamu alaikum|namaste|sawasdee)"
 )
 _SIGN_OFF = (
     r"(?i:regards|best regards|kind regards|warm regards|warmest regards|many thanks|best wishes|best|sincerely|"
     r"yours sincerely|yours faithfully|yours truly|cheers|thanks|thank you|take care|all the best|respectfully|"
     r"mit freundlichen grüßen|mit freundlichen grüssen|viele grüße|beste grüße|liebe grüße|saludos|un saludo|"
     r"atentamente|cordialement|bien à vous|cumprimentos|atenciosamente|abraços|obrigado|obrigada|"
-    r"met vriendelijke groet|groeten|cordiali saluti|distinti saluti|med vänlig hälsning|vänliga hälsningar|"
+    r"met vriendelijke groet|groeten|groet|groetjes|hälsningar|terveisin|pozdrowienia|s pozdravem|"
+    r"cordiali saluti|distinti saluti|med vänlig hälsning|vänliga hälsningar|"
     r"med venlig hilsen|hilsen|pozdrawiam|z poważaniem|saygılarımla|terima kasih|salam|regards from)"
 )
 _ROLE = (
@@ -63,6 +64,29 @@ _ROLE = (
     r"brother|sister|friend|tutor|teacher|coach|adjuster|investigator|handler|advisor|adviser|consultant|"
     r"representative|attorney|lawyer|solicitor|notary|pharmacist|surgeon|dentist|therapist|counsellor|counselor|"
     r"interviewer|recruiter|trainee|intern|volunteer|owner|founder|ceo|cfo|cto|coo|vp|chair|chairman|president)"
+)
+# Relatives and neighbours: what follows is a person ("my wife Golnaz", "Neighbour Mwangi").
+_KIN = (
+    r"(?:(?i:my|his|her|their|your)[ \t]+(?i:partner|friend|colleague|boss|flatmate|roommate)|(?i:wife|husband|son|"
+    r"daughter|mother|father|brother|sister|neighbour|neighbor|grandmother|grandfather|grandson|granddaughter|aunt|"
+    r"uncle|cousin|nephew|niece|fiancée|fiancee|fiancé|fiance|girlfriend|boyfriend|stepson|stepdaughter))"
+)
+# A speaker introducing themself ("I'm Olumide,", "Soy Diego de …", "my name is Grace").
+_INTRO = (
+    r"(?i:i'm|i’m|i am|my name is|my name's|this is|soy|me llamo|je suis|je m'appelle|ich bin|ich heiße|"
+    r"mi chiamo|eu sou|meu nome é|jeg er|ik ben)"
+)
+_INTRO_END = r"(?=[ \t]*(?:[,.!;)\n]|$)|[ \t]+(?i:from|here|with|at|and|of|de|da|del|von|van|speaking)\b)"
+# Words after which a full name (two words or more) is a person ("signed by Eilidh MacLeod", "to Priyanka Ramachandran").
+_PREPOSITION = (
+    r"(?i:by|from|to|with|for|cc|ask|asked|told|tell|call|called|emailed|contact|contacted|ping|pinged|met|per|"
+    r"under|via|thanks to)"
+)
+# A verb of record-keeping before "by": who signed, reported or approved is a person ("Reported by: Bartosz Wiśniewski").
+_DONE_BY = (
+    r"(?i:signed|countersigned|reported|prepared|approved|reviewed|written|submitted|raised|logged|authored|noted|"
+    r"requested|created|updated|edited|assigned|witnessed|completed|checked|verified|handled|escalated|note|comment|"
+    r"notes|comments|sign-off|signoff)"
 )
 _SPEAKER_PREFIX = r"(?:\[[^\]\n]{1,32}\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?[ \t]+|[-*>][ \t]+)?"
 _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -105,20 +129,43 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "role",
         re.compile(rf"(?<![\w-]){_ROLE}[ \t]*[,:]?[ \t]+(?:\((?=[^)\n]*\)))?{_NAME}"),
     ),
+    ("kin", re.compile(rf"(?<![\w-]){_KIN}[ \t]*,?[ \t]+{_NAME}")),
+    ("intro", re.compile(rf"(?<![\w-]){_INTRO}[ \t]+{_NAME}{_INTRO_END}")),
+    (
+        "here",
+        re.compile(rf"(?:^|(?<=[.!?][ \t])|(?<=[.!?][ \t]{{2}})){_NAME}[ \t]+here(?=[ \t]*[,.!:;—–-])", re.MULTILINE),
+    ),
+    ("paren-speaker", re.compile(rf"(?<=[\w.][ \t])\({_NAME}\):[ \t]")),
+    (
+        "done-by",
+        re.compile(rf"(?<![\w-]){_DONE_BY}(?:[ \t]+for[ \t]+[^,.\n]{{1,40}}?)?[ \t]+(?i:by)[ \t]*:?[ \t]+{_NAME}"),
+    ),
+    ("preposition", re.compile(rf"(?<![\w-]){_PREPOSITION}[ \t]*:?[ \t]+{_NAME}")),
 )
 # Literals every match of a cue contains (lower case; honorifics are matched case-sensitively).
 _CUE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "greeting": tuple(w for w in re.sub(r"\(\?i:|\)", "", _GREETING).split("|")),
     "sign-off": tuple(w.split()[0] for w in re.sub(r"\(\?i:|\)", "", _SIGN_OFF).split("|")),
     "role": tuple(re.sub(r"\(\?i:|\)", "", _ROLE).split("|")),
+    "kin": tuple(w for w in re.sub(r"\(\?:|\(\?i:|\)|\[ \\t\]\+", "|", _KIN).split("|") if w),
+    "intro": tuple(re.sub(r"\(\?i:|\)", "", _INTRO).split("|")),
+    "here": (" here",),
+    "paren-speaker": ("):",),
+    "done-by": (" by",),
+    "preposition": tuple(re.sub(r"\(\?i:|\)", "", _PREPOSITION).split("|")),
     "display-name": ("<",),
     "dash-signature": (" -", " –", " —", "\t-", "\t–", "\t—"),
 }
 _SIGN_OFF_PHRASES = tuple(re.sub(r"\(\?i:|\)", "", _SIGN_OFF).split("|"))
 _SIGN_OFF_CUE = dict(_CUES)["sign-off"]
-_WORD_CUES = frozenset({"greeting", "role"})  # cues whose keyword must begin a word
+_WORD_CUES = frozenset({"greeting", "role", "kin", "intro", "preposition"})  # cues whose keyword must begin a word
 _HONORIFIC_KEYWORDS = tuple(w.replace("\\", "") for w in HONORIFICS.split("|"))
-_STRONG_CUES = frozenset({"honorific", "sign-off", "speaker", "speaker-time", "display-name"})
+_STRONG_CUES = frozenset(
+    {"honorific", "sign-off", "speaker", "speaker-time", "display-name", "kin", "intro", "here", "done-by"}
+)
+_MULTI_WORD_CUES = frozenset(
+    {"preposition", "done-by"}
+)  # a single word after "to" or "from" is a place as often as a person
 
 
 def name_span(value: str, *, strong: bool) -> tuple[int, int] | None:
@@ -159,6 +206,12 @@ def cued_names(text: str, lower: str | None = None, *, sign_off: bool = True) ->
         yield from _cue_findings(text, cue, matches)
 
 
+def _full_name_shaped(phrase: str) -> bool:
+    """Two words or more, none an acronym ("Eilidh MacLeod", not "Deloitte" or "KPMG Audit")."""
+    words = _WORD.findall(phrase)
+    return len(words) >= 2 and not any(len(w) > 1 and w.isupper() for w in words)
+
+
 def signs_off(line: str) -> bool:
     """Whether ``line`` ends with a sign-off ("Kind regards,"), so the next line may hold the writer's name."""
     return line.rstrip(" \t,.!").lower().endswith(_SIGN_OFF_PHRASES)
@@ -181,9 +234,13 @@ def _sign_off_names(window: str) -> tuple[Finding, ...]:
 
 
 def _cue_findings(text: str, cue: str, matches: Iterable[re.Match[str]]) -> Iterator[Finding]:
-    single_ok = cue not in ("speaker", "speaker-time", "display-name")
+    single_ok = cue not in ("speaker", "speaker-time", "display-name", "paren-speaker")
     for match in matches:
         start, end = _trim(text, match.start("name"), match.end("name"))
+        if cue in _MULTI_WORD_CUES and not _full_name_shaped(text[start:end]):
+            continue
+        if cue == "preposition" and (_thing_shaped(text, start, end) or is_place(text[start:end])):
+            continue  # "from São Paulo", "via Jebel Ali"
         if (
             end > start
             and _acceptable(text[start:end], cue in _STRONG_CUES, single_ok)
@@ -213,7 +270,11 @@ def gazetteer_names(text: str, runs: list[re.Match[str]]) -> Iterator[Finding]:
             start = match.start() + words[span[0]].start()
             end = match.start() + words[span[1] - 1].end()
             start, end = _trim(text, start, end)
-            if not _brand_at(text, start, end) and not _thing_shaped(text, start, end):
+            if (
+                not _brand_at(text, start, end)
+                and not _thing_shaped(text, start, end)
+                and not is_place(text[start:end])
+            ):
                 yield Finding("PERSON", start, end, 0.7, "NameGazetteer", text[start:end])
 
 
@@ -254,14 +315,21 @@ def mentions(text: str, names: Iterable[str], runs: Iterable[tuple[int, int, str
     for run_start, run_end, run in runs:
         folded_run, words = _run_words(run)
         if folded_run in variants:
-            yield Finding("PERSON", run_start, run_end, 0.8, "NameMention", run)
+            end = run_start + words[-1][1] if len(words) == 1 else run_end
+            yield Finding("PERSON", run_start, end, 0.8, "NameMention", text[run_start:end])
             continue
         known = [w[2] in variants for w in words]
         if not any(known):
             continue
         last_known = max(i for i, k in enumerate(known) if k)
+        extended = last_known
+        while extended + 1 < len(words) and _unknown_name_word(gaz, words[extended + 1][2]):
+            extended += 1  # "Tendai Mutasa" once "Tendai" is known: the surname of the same person
+        if extended > last_known and not _firm_after(text, run_end):
+            known[last_known + 1 : extended + 1] = [True] * (extended - last_known)
+            last_known = extended
         first_known = known.index(True)
-        before_ok = all(gaz.is_common(w[3]) or w[3] in _OPENERS for w in words[:first_known])
+        before_ok = all(_opener(gaz, w[3]) for w in words[:first_known])
         after_ok = all(k or w[3] in PARTICLES for w, k in zip(words[first_known:], known[first_known:]))
         if before_ok and after_ok:
             start, end = run_start + words[first_known][0], run_start + words[last_known][1]
@@ -269,14 +337,52 @@ def mentions(text: str, names: Iterable[str], runs: Iterable[tuple[int, int, str
             yield Finding("PERSON", start, end, 0.8, "NameMention", text[start:end])
 
 
+# What may follow a name inside one word: a possessive ("Okafor's") or a Japanese or Korean
+# honorific suffix ("Tanaka-san", "Ji-hoon-ssi").
+_NAME_WORD_SUFFIX = re.compile(r"(?:['’]s|-(?:san|sama|kun|chan|sensei|senpai|shi|ssi|nim))$")
+
+
+_FIRM_AFTER = re.compile(r"[ \t,]*(?:&|\+|e\.\s?[KV]\.|(?P<word>[\w.]+))")
+
+
+def _firm_after(text: str, end: int) -> bool:
+    """Whether a company form or an ampersand follows ``end`` ("Weiß Hausverwaltung e.K.", "Ncube & Partners")."""
+    match = _FIRM_AFTER.match(text, end, end + 24)
+    if match is None:
+        return False
+    word = match.group("word")
+    return word is None or fold(word.rstrip(".")) in BUSINESS_WORDS
+
+
 @functools.lru_cache(maxsize=65536)
 def _run_words(run: str) -> tuple[str, tuple[tuple[int, int, str, str], ...]]:
-    """A run of name words folded whole, and each word's (start, end, folded without its dot, folded)."""
-    words = tuple((w.start(), w.end(), fold(w.group().rstrip(".")), fold(w.group())) for w in _WORD.finditer(run))
-    return fold(run), words
+    """A run of name words folded whole, and each word's (start, end, folded without its dot, folded),
+    a possessive or honorific suffix left out of the word."""
+    words = []
+    for w in _WORD.finditer(run):
+        word, end = w.group(), w.end()
+        suffix = _NAME_WORD_SUFFIX.search(word)
+        if suffix is not None and suffix.start() >= 2:
+            word, end = word[: suffix.start()], w.start() + suffix.start()
+        words.append((w.start(), end, fold(word.rstrip(".")), fold(word)))
+    folded = fold(run)
+    if len(words) == 1 and words[0][1] < len(run):
+        folded = words[0][3]
+    return folded, tuple(words)
 
 
 _OPENERS = frozenset(re.sub(r"\(\?i:|\)", "", _GREETING + "|" + _SIGN_OFF + "|" + _ROLE).split("|")) | HONORIFIC_WORDS
+# Words that open a sentence before a name and that the word lists lack: contractions, other languages' "I am".
+_PRONOUN_OPENERS = frozenset(
+    "i i'm i’m im i'll i’ll i'd i’d we we're we’re it's it’s let's let’s soy sou je ich bin sono".split()
+)
+
+
+def _opener(gaz: Gazetteer, folded: str) -> bool:
+    """Whether a capitalized word before a known name is an ordinary word opening the sentence ("Asked", "I'm")."""
+    if folded in _OPENERS or folded in _PRONOUN_OPENERS or gaz.is_common(folded):
+        return True
+    return folded.endswith(("ed", "ing")) and not gaz_name(gaz, folded) and gaz.is_english_stem(folded)
 
 
 def _is_name_part(gaz: Gazetteer, word: str) -> bool:

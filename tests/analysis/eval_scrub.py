@@ -192,26 +192,31 @@ def evaluate_fast(split: str) -> tuple[Score, list[dict], Any]:
     from handoff.model import TEXT
 
     texts = load_texts(split)
-    scrubber = build_scrubber(None)
+    scrubber = build_scrubber("eval-fast")
     bodies = {t["id"]: scrub_payload(scrubber, t["text"].encode("utf-8"), TEXT).text for t in texts}
     runs = {t["id"]: t["id"] for t in texts}
     content = {(t["id"], "hf-1"): bodies[t["id"]] for t in texts}
+    for text in texts:
+        text["stored"] = bodies[text["id"]]
     return score(texts, runs, "\n".join(bodies.values()), content), texts, scrubber
 
 
 def _context(text: str, value: str, width: int = 60) -> str:
-    at = text.find(value)
-    if at < 0:
+    import re
+
+    found = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text)
+    if found is None:
         return ""
+    at = found.start()
     left, right = text[max(0, at - width // 2) : at], text[at + len(value) : at + len(value) + width // 2]
     return (left + "[[" + value + "]]" + right).replace("\n", "\\n")
 
 
 def print_misses(s: Score, texts: list[dict], scrubber: Any) -> None:
-    """Every leak, eaten value and changed PII-free text, with 60 characters of context."""
+    """Every leak (in the stored text), eaten value and changed PII-free text (in the original), with context."""
     by_id = {t["id"]: t for t in texts}
     for text_id, kind, value in sorted(s.leaks, key=lambda row: (row[1], row[0])):
-        print(f"LEAK {kind:<14} {text_id}: {value!r}  ~ {_context(by_id[text_id]['text'], value)}")
+        print(f"LEAK {kind:<14} {text_id}: {value!r}  ~ {_context(by_id[text_id]['stored'], value)}")
     for text_id, value in s.eaten:
         print(f"EATEN {text_id}: {value!r}  ~ {_context(by_id[text_id]['text'], value)}")
     for text_id in s.changed_clean:

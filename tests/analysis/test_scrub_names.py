@@ -1,0 +1,67 @@
+"""Person names the default scrubber finds from cues in running text, and places it leaves alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from handoff.analysis.scrub import Scrubber
+
+
+@pytest.fixture(scope="module")
+def scrubber() -> Scrubber:
+    return Scrubber("names-tests")
+
+
+def _left(scrubber: Scrubber, text: str, values: tuple[str, ...]) -> list[str]:
+    out = scrubber.scrub_text(text)
+    return [value for value in values if value in out]
+
+
+def test_a_surname_with_a_possessive_or_an_honorific_suffix_is_the_same_person(scrubber):
+    """Once a text names someone, "Nakamura's" and "Nakamura-san" later in it are removed too."""
+    text = (
+        "Dr. Haruto Nakamura joined the call at 10:02.\n"
+        "Nakamura-san will review the draft; Nakamura's notes on clause 4.1 are attached."
+    )
+    out = scrubber.scrub_text(text)
+    assert "Nakamura" not in out
+    assert "-san will review" in out and "'s notes on clause 4.1" in out
+
+
+def test_a_mention_after_a_sentence_opening_word_is_removed(scrubber):
+    """A known name after an inflected verb ("Asked Tendai"), and with a surname after it, is still that person."""
+    text = "Tendai Mutasa called about PO-7781.\nAsked Tendai to resend it. Later: I'm Tendai, any news?"
+    assert _left(scrubber, text, ("Tendai", "Mutasa")) == []
+
+
+def test_relatives_self_introductions_and_speakers_in_brackets_are_people(scrubber):
+    """Names the gazetteer lacks are removed after a kin word, "I'm", before "here", and as "(Name):"."""
+    text = (
+        "My husband Tafadzwa will collect the parcel.\n"
+        "Hello, I'm Siddharth from billing. I'm Happy to help with INV-5521.\n"
+        "Thandiwe here, following up on the refund.\n"
+        "Escalation note (Radek): customer called twice."
+    )
+    out = scrubber.scrub_text(text)
+    assert _left(scrubber, text, ("Tafadzwa", "Siddharth", "Thandiwe", "Radek")) == []
+    assert "I'm Happy to help with INV-5521." in out
+
+
+def test_full_names_after_by_to_and_from_are_people(scrubber):
+    """Who signed, approved or received something is a person when a full name follows."""
+    text = (
+        "Approved by: Lindiwe Dlamini-Khumalo, Finance.\n"
+        "Countersigned for the lessor by Eoghan MacAoidh.\n"
+        "Transfer the file from Ebere Nnamdi to Tariq Mahmood."
+    )
+    values = ("Lindiwe Dlamini-Khumalo", "Eoghan MacAoidh", "Ebere Nnamdi", "Tariq Mahmood")
+    assert _left(scrubber, text, values) == []
+
+
+def test_places_and_firms_after_prepositions_survive(scrubber):
+    """Towns, countries and firm names after "from", "to", "via" or "by" are business values, not people."""
+    text = (
+        "Freight from Ciudad Juárez to Porto Alegre via Santa Cruz de Tenerife, then to New Zealand.\n"
+        "Prepared by KPMG Audit; approved by Finance Committee."
+    )
+    assert scrubber.scrub_text(text) == text
