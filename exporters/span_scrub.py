@@ -21,18 +21,13 @@ _OWN_ATTRIBUTES = frozenset(
     {
         "handoff.run_id",
         "handoff.id",
-        "handoff.seq",
         "handoff.kind",
         "handoff.status",
         "handoff.attempt",
         "handoff.parent_id",
         "handoff.retry_of",
         "handoff.input.sha256",
-        "handoff.input.bytes",
-        "handoff.input.ref",
         "handoff.output.sha256",
-        "handoff.output.bytes",
-        "handoff.output.ref",
     }
 )
 _WITHHELD = "<withheld: scrubbing failed>"

@@ -264,7 +264,7 @@ class Handle:
         """Open the span, with everything known about the input already on it (one validation pass)."""
         run, spec = self._run, self._spec
         self._span_name = f"handoff {self._from or '?'} -> {spec.to}"
-        attributes = {"handoff.run_id": run.run_id, "handoff.id": self.handoff_id, "handoff.seq": self.seq}
+        attributes = {"handoff.run_id": run.run_id, "handoff.id": self.handoff_id}
         attributes.update(spec.span_attributes)
         links = None
         if self._input_sha is not None:
@@ -339,8 +339,6 @@ class Handle:
             "handoff.from": self._from or "",
             "handoff.attempt": self._attempt,
             "handoff.input.sha256": self._input_sha or "",
-            "handoff.input.bytes": len(self._input or b""),
-            "handoff.input.ref": span_ref(self._run.run_id, self.handoff_id, "in"),
         }
         if self._parent_id:
             attributes["handoff.parent_id"] = self._parent_id
@@ -378,8 +376,6 @@ class Handle:
             attributes["gen_ai.request.model"] = describe_value(model)  # given with h.config() after the start
         if self._output is not None:
             attributes["handoff.output.sha256"] = self._output_sha or ""
-            attributes["handoff.output.bytes"] = len(self._output)
-            attributes["handoff.output.ref"] = span_ref(self._run.run_id, self.handoff_id, "out")
         if self._input_tokens is not None:
             attributes["gen_ai.usage.input_tokens"] = self._input_tokens
         if self._output_tokens is not None:
@@ -446,15 +442,6 @@ class Handle:
             allow_empty=self._spec.allow_empty,
             capture_error="; ".join(self._capture_errors) or None,
         )
-
-
-def span_ref(run_id: str, handoff_id: str, side: str) -> str:
-    """Return the logical content ref put on spans: ``handoff://<run_id>/<handoff_id>/<in|out>``.
-
-    The stored ref (file and row) is only known once the background writer has written the
-    content; this one is stable from the start and resolves with ``handoff show RUN HANDOFF``.
-    """
-    return f"handoff://{run_id}/{handoff_id}/{side}"
 
 
 def _opt_str(value: Any) -> str | None:

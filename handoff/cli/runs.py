@@ -239,7 +239,7 @@ def show_run_command(run_id: str, store_url: str | None, as_json: bool, as_markd
 
 
 def _parse_span_ref(ref: str) -> tuple[str, str, str | None]:
-    """Split ``handoff://<run_id>/<handoff_id>[/<in|out>]`` (the ref on a span) into its parts."""
+    """Split ``handoff://<run_id>/<handoff_id>[/<in|out>]`` into its parts."""
     parts = ref[len("handoff://") :].strip("/").split("/")
     if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] not in ("in", "out")):
         raise click.ClickException(f"bad ref {ref!r}: expected handoff://<run_id>/<handoff_id>/<in|out>")
@@ -255,8 +255,8 @@ def _parse_span_ref(ref: str) -> tuple[str, str, str | None]:
 def show_content_command(run_id: str, handoff_id: str | None, side: str | None, store_url: str | None) -> None:
     """Print the stored (scrubbed) content of one handoff: input and output, or one of them.
 
-    RUN_ID may also be the ref a handoff span carries (``handoff.input.ref``), e.g.
-    ``handoff://run_…/hf-3/in``, with no HANDOFF_ID.
+    RUN_ID may also be a ref ``handoff://<run_id>/<handoff_id>/<in|out>`` (a span's
+    ``handoff.run_id`` and ``handoff.id``), e.g. ``handoff://run_…/hf-3/in``, with no HANDOFF_ID.
 
     Example:
 

@@ -162,8 +162,8 @@ def test_demo_command_prints_run_id_and_table(tmp_path, monkeypatch):
     assert "hf-3  validate → orchestrator.compress_v3" in result.output
 
 
-def test_show_accepts_the_ref_a_span_carries(demo_store):
-    """handoff show takes the handoff://run/handoff/side ref from a span and prints that side."""
+def test_show_accepts_a_handoff_ref(demo_store):
+    """handoff show takes a handoff://run/handoff/side ref (a span's run and handoff ids) and prints that side."""
     store, runs = demo_store
     run_id = runs["INV-88214"]
     by_ref = invoke("show", f"handoff://{run_id}/hf-3/out", "--store", store)

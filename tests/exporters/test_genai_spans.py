@@ -114,7 +114,7 @@ def test_a_fallback_is_a_span_event_with_its_name(receiver):
 
 
 def test_a_record_block_span_has_from_attempt_input_parent_and_link(receiver):
-    """handoff.record(to=..., from_=...) spans carry what @step spans carry: from, attempt, input digest, size, ref, parent."""
+    """handoff.record(to=..., from_=...) spans carry what @step spans carry: from, attempt, input digest, parent."""
     report = "report: surcharge base is the rebated subtotal per 7.2(b)"
     with handoff.run("invoice") as run:
         with handoff.record(to="validate") as first:
@@ -132,7 +132,6 @@ def test_a_record_block_span_has_from_attempt_input_parent_and_link(receiver):
     assert price["attributes"] == {
         "handoff.run_id": run.run_id,
         "handoff.id": "hf-2",
-        "handoff.seq": 2,
         "handoff.to": "price",
         "handoff.kind": "tool",
         "handoff.from": "validate",
@@ -140,11 +139,7 @@ def test_a_record_block_span_has_from_attempt_input_parent_and_link(receiver):
         "handoff.parent_id": "hf-1",
         "handoff.status": "ok",
         "handoff.input.sha256": hashlib.sha256(report.encode()).hexdigest(),
-        "handoff.input.bytes": len(report),
-        "handoff.input.ref": f"handoff://{run.run_id}/hf-2/in",
         "handoff.output.sha256": hashlib.sha256(out).hexdigest(),
-        "handoff.output.bytes": len(out),
-        "handoff.output.ref": f"handoff://{run.run_id}/hf-2/out",
         "gen_ai.operation.name": "execute_tool",
         "gen_ai.tool.name": "price",
         "gen_ai.request.model": "gpt-x",

@@ -47,7 +47,6 @@ def test_spans_arrive_with_the_contract_attributes_and_the_app_exporter_still_ge
     assert spans["hf-2"]["attributes"] == {
         "handoff.run_id": run_id,
         "handoff.id": "hf-2",
-        "handoff.seq": 2,
         "handoff.to": "orchestrator.compress_v3",
         "handoff.kind": "transform",
         "gen_ai.operation.name": "execute_tool",
@@ -57,11 +56,7 @@ def test_spans_arrive_with_the_contract_attributes_and_the_app_exporter_still_ge
         "handoff.status": "ok",
         "handoff.parent_id": "hf-1",
         "handoff.input.sha256": hashlib.sha256(report).hexdigest(),
-        "handoff.input.bytes": len(report),
-        "handoff.input.ref": f"handoff://{run_id}/hf-2/in",
         "handoff.output.sha256": hashlib.sha256(brief).hexdigest(),
-        "handoff.output.bytes": len(brief),
-        "handoff.output.ref": f"handoff://{run_id}/hf-2/out",
     }
     assert spans["hf-2"]["name"] == "handoff validate -> orchestrator.compress_v3"
     run_span = next(s for s in otlp_receiver.spans if s["name"] == "handoff.run invoice")
