@@ -105,7 +105,7 @@ _LOW = r"[a-zà-ÿ'’.\-]"
 _WORDS = rf"(?:(?:{U}{_LOW}[\w'’.\-]*|de|del|la|da|do|dos|das|di|du|des|della|e|i)[ \t]+){{0,5}}?(?:No\.?:?[ \t]*)?"
 # One street-and-number pattern per form, each starting with a character class (lookbehinds after it)
 # so that re skips ahead fast; they run one after the other.
-_NUMBER_START = r"\d(?<![\w.,/\-]\d)\d{0,4}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?|-[IVX]+)?"
+_NUMBER_START = r"\d(?<![\w.,:/\-]\d)\d{0,4}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?|-[IVX]+)?"
 _STREETS = tuple(
     re.compile(p)
     for p in (
@@ -114,7 +114,7 @@ _STREETS = tuple(
         rf"{_NUMBER_START},?[ \t]+(?:{_PREFIXES})\.?[ \t]+(?:(?:de|del|la|da|do|dos|des|du|di|della)[ \t]+)?"
         rf"{U}{_LOW}*(?:[ \t]+{U}{_LOW}*){{0,3}}",
         rf"{U}(?<![\w]{U})[\w'’\-]*(?:{_cased(_SUFFIXES)})[ \t]+{_NUMBER}(?![\w])",
-        rf"{U}(?<![\w]{U})[\w'’\-]*[ \t]+(?:{U}[\w'’\-]*[ \t]+){{0,2}}(?:{_TYPES})\.?[ \t]+(?:No\.?:?[ \t]*)?\d{{1,5}}(?![\w])",
+        rf"{U}(?<![\w]{U})[\w'’\-]*[ \t]+(?:{U}[\w'’\-]*[ \t]+){{0,2}}(?:{_TYPES})\.?[ \t]+(?:No\.?:?[ \t]*)?\d{{1,5}}[A-Za-z]?(?![\w])",
         r"\d(?<![\w\-.]\d)\d?-\d{1,2}-\d{1,3}[ \t]+" + U,
     )
 )

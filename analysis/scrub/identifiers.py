@@ -94,12 +94,22 @@ def is_card_number(value: str) -> bool:
     )
 
 
+# How issuers print card numbers: groups of four (the last may be shorter), Amex 4-6-5, Diners 4-6-4.
+_CARD_GROUPS = re.compile(r"\d{4}(?:([ \-.])\d{4})*(?:\1\d{1,4})?|\d{4}([ \-])\d{6}\2\d{4,5}")
+
+
+def card_grouped(value: str) -> bool:
+    """Whether ``value`` is grouped as card numbers are printed (or not grouped at all); an IMEI
+    ``35-209900-176148-1`` or a 2-3-4-7 serial is not a card."""
+    return value.isdigit() or _CARD_GROUPS.fullmatch(value) is not None
+
+
 def card_numbers(text: str) -> Iterator[Finding]:
-    """Card numbers in any grouping (spaces, dashes, none) that pass the Luhn check."""
+    """Card numbers grouped as cards are printed (spaces, dashes, none) that pass the Luhn check."""
     for match in _CARD.finditer(text):
         if match.start() and (text[match.start() - 1].isalnum() or text[match.start() - 1] in "_-.+/"):
             continue
-        if is_card_number(match.group()):
+        if card_grouped(match.group()) and is_card_number(match.group()):
             yield Finding(
                 "CREDIT_CARD",
                 match.start(),

@@ -167,7 +167,8 @@ ID_LABEL_BEFORE = re.compile(
     r"(?i)(?<![a-z])(?:order|invoice|inv|claim|ticket|tkt|tracking|awb|waybill|slip|gu[ií]a|shipment|parcel|"
     r"consignment|pro|bol|ref|reference|case|booking|reservation|confirmation|pnr|transaction|txn|receipt|serial|"
     r"sku|ean|upc|gtin|isbn|ndc|lot|batch|rma|po|declaration|dp|permit|licen[cs]e|account|acct|iban|contract|"
-    r"expires|exp|ts|timestamp|epoch|id)(?:[ _\-]?(?:no|nos|number|numbers|num|ids?|#|n°|nº))?s?\.?"
+    r"expires|exp|ts|timestamp|epoch|imei|imeisv|meid|iccid|vin|asset|part|duns|id)"
+    r"(?:[ _\-]?(?:no|nos|number|numbers|num|ids?|#|n°|nº))?s?\.?"
     r"[\"']?[ \t]*[:=#]?[ \t]*\[?[ \t]*[\"']?[ \t]*(?:(?:n[°º]|no\.?|#)[ \t]*)?$"
 )
 IPV4_LIKE = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
@@ -188,4 +189,11 @@ def phone_shaped(text: str) -> bool:
         return False
     if text.startswith(("+", "(")):
         return True
+    if _PRODUCT_CODE_GROUPS.search(text):
+        return False
     return 10 <= digits <= 11 or (digits >= 10 and not text.isdigit())  # 13 bare digits: an epoch-ms timestamp
+
+
+# A short last group after a long one ends product and device codes, never a national phone number:
+# NDC "0169-4060-12", IMEI "35-209900-176148-1" (phones end "45 67" or "555-0134").
+_PRODUCT_CODE_GROUPS = re.compile(r"\d{4,}[ \-.]\d{1,2}$")

@@ -430,7 +430,11 @@ def gaz_name(gaz: Gazetteer, folded: str) -> bool:
 def _unknown_name_word(gaz: Gazetteer, folded: str) -> bool:
     """A capitalized word that is neither English nor a business word: a name the gazetteer lacks."""
     return (
-        not gaz.is_common(folded) and folded not in gaz.ambiguous and folded not in BUSINESS_WORDS and len(folded) > 1
+        not gaz.is_common(folded)
+        and folded not in gaz.ambiguous
+        and folded not in BUSINESS_WORDS
+        and len(folded) > 1
+        and folded[1:2] != "-"  # "U-Bahn", "E-Class", "X-Ray"
     )
 
 

@@ -1,0 +1,48 @@
+"""Business and device identifiers that look like phones, cards or addresses survive the default scrubber."""
+
+from __future__ import annotations
+
+import pytest
+
+from handoff.analysis.scrub import Scrubber
+
+
+@pytest.fixture(scope="module")
+def scrubber() -> Scrubber:
+    return Scrubber("business-ids-tests")
+
+
+def test_product_and_device_codes_are_not_phones_or_cards(scrubber):
+    """An NDC drug code, an IMEI and a part number with a short last group stay verbatim."""
+    text = (
+        "| NDC | Product |\n|---|---|\n| 0002-8215-01 | Humalog KwikPen |\n| 61958-2501-1 | Veklury vial |\n"
+        "Handset IMEI 49-015420-323751-8 returned under RMA; spare kit 77120-0455-3."
+    )
+    assert scrubber.scrub_text(text) == text
+
+
+def test_cards_grouped_as_printed_are_still_removed(scrubber):
+    """Cards in groups of four, Amex 4-6-5, or ungrouped are removed; the grouping rule keeps only oddly grouped ids."""
+    text = "Visa 4929 1307 4385 4320, Amex 3714-496353-98431, raw 5105105105105100."
+    out = scrubber.scrub_text(text)
+    for value in ("4929 1307 4385 4320", "3714-496353-98431", "5105105105105100"):
+        assert value not in out
+    assert out.count("<CREDIT_CARD:") == 3
+
+
+def test_a_log_timestamp_before_a_word_is_not_a_house_number(scrubber):
+    """ "...T06:41:17Z HANGAR gate" in a log is not a street address ("gate" is Norwegian for street)."""
+    text = "2026-05-02T06:41:17Z HANGAR gate B12 opened by ops-console\n2026-05-02T06:42:03Z UPS gate closed"
+    assert scrubber.scrub_text(text) == text
+
+
+def test_street_names_with_a_lettered_house_number_are_addresses(scrubber):
+    """ "Gyldenløves gate 17C, 4611 Kristiansand" is a home address, a lettered number included."""
+    text = "Ship the replacement to: Gyldenløves gate 17C, 4611 Kristiansand"
+    assert "Gyldenløves gate 17C" not in scrubber.scrub_text(text)
+
+
+def test_single_letter_prefixed_words_are_not_surnames(scrubber):
+    """ "S-Bahn" and "E-Class" after a name-like word are names of things, not a person's surname."""
+    text = "Meet at Hackescher Markt S-Bahn, then take the Mercedes E-Class to Tegel."
+    assert scrubber.scrub_text(text) == text
