@@ -9,8 +9,14 @@ output can be compared as sets::
     >>> lost_constraints("base is the rebated subtotal per 7.2(b)", "see clause 7.2")[0].token
     'clause:7.2(b)'
 
-Extraction is pure, deterministic and uses only :mod:`re`; it runs in the background writer on
-every payload. Atomic constraints (everything but negations and qualifiers) never overlap: the
+Extraction is pure and deterministic; it runs in the background writer on every payload. Values
+are canonical, so a faithful reformat keeps its tokens: numbers in any locale's grouping
+(``1.500,5`` in a text with decimal commas = ``1,500.5``), dates in any order or language
+(``11.03.2026`` = ``March 11, 2026`` = ``11 de marzo de 2026``; a date without its year takes the
+text's year), clock times with a zone as UTC (``10:00 CET`` = ``09:00 UTC`` -> ``time:09:00Z``),
+amounts with their currency (``1 180,00 €`` = ``EUR 1,180.00`` -> ``money:EUR1180.00``). Layout
+is not read (chat stamps, e-mail header dates, page stamps), nor are field names (snake_case words
+without digits). Atomic constraints (everything but negations and qualifiers) never overlap: the
 digits of a date, an amount or an identifier do not also count as a bare number. Negations and
 qualifiers are phrases bound to what they govern, capped at a few words, and may contain atomic
 constraints, which appear in their token in normalized form (``qualifier:per 7.2(b)``).
@@ -18,7 +24,9 @@ constraints, which appear in their token in normalized form (``qualifier:per 7.2
 Tokens change meaning only with :data:`CONSTRAINTS_VERSION`, which the writer stores beside them.
 
 Modules, in the order a text goes through them: :mod:`~handoff.analysis.constraints.vocabulary`
-(the words and spellings), :mod:`~handoff.analysis.constraints.extractors` (one regex and
+(the words and spellings), :mod:`~handoff.analysis.constraints.reading` (the text's decimal mark,
+date order and year), :mod:`~handoff.analysis.constraints.layout` (what is layout, not fact),
+:mod:`~handoff.analysis.constraints.extractors` (one regex and
 builder per way of writing an atom), :mod:`~handoff.analysis.constraints.windows` (where to
 look), :mod:`~handoff.analysis.constraints.phrases` (negations and qualifiers),
 :mod:`~handoff.analysis.constraints.scanner` (the entry points) and

@@ -15,6 +15,7 @@ import threading
 from bisect import bisect_right
 from collections.abc import Callable
 
+from handoff.analysis.constraints.reading import Reading, read_text
 from handoff.analysis.constraints.vocabulary import NEGATION_WORDS, QUALIFIERS
 
 # Where a text can be cut without changing its tokens. A piece keeps the separator on each side
@@ -51,7 +52,7 @@ class PieceCache:
     ``chars`` characters of them are kept. ``find`` is the whole-text scan a new piece goes through.
     """
 
-    def __init__(self, entries: int, chars: int, find: Callable[[str], list]) -> None:
+    def __init__(self, entries: int, chars: int, find: Callable[[str, Reading], list]) -> None:
         self._find = find
         self._half, self._half_chars = max(1, entries // 2), max(1, chars // 2)
         self._young: dict[str, tuple[str, ...]] = {}
@@ -62,22 +63,26 @@ class PieceCache:
     def tokens(self, text: str) -> list[str]:
         """The tokens of ``text`` as the union over its blocks and pieces, extracting only unknown pieces."""
         found: set[str] = set()
+        reading = read_text(text)  # pieces are read as their whole text reads numbers and dates
         for lo, hi, key in _blocks(text):
+            key = reading.key + key
             with self._lock:
                 hit = self._young.get(key)
                 if hit is None and (hit := self._old.get(key)) is not None:
                     self._young[key] = hit
                     self._young_chars += len(key)
             if hit is None:
-                hit, all_known = self._pieces_tokens(text, lo, hi)
+                hit, all_known = self._pieces_tokens(text, lo, hi, reading)
                 if all_known:
                     self._remember({key: hit})
             found.update(hit)
         return sorted(found)
 
-    def _pieces_tokens(self, text: str, lo: int, hi: int) -> tuple[tuple[str, ...], bool]:
+    def _pieces_tokens(self, text: str, lo: int, hi: int, reading: Reading) -> tuple[tuple[str, ...], bool]:
         """The tokens of the block ``text[lo:hi + 1]`` from its pieces, and whether all were known."""
-        keys, direct = _split_money_cells(_piece_keys(text, lo, hi))
+        pieces = _piece_keys(text, lo, hi)
+        keys, direct = (pieces, []) if reading.decimal_comma else _split_money_cells(pieces)
+        keys = [reading.key + key for key in keys]
         missing: list[str] = []
         with self._lock:
             young, old = self._young, self._old
@@ -92,7 +97,11 @@ class PieceCache:
                         self._young_chars += len(key)
                         hits.append(hit)
         if missing:
-            scanned = _scan_pieces(missing, self._find)
+            skip = len(reading.key)
+            scanned = {
+                reading.key + piece: found
+                for piece, found in _scan_pieces([key[skip:] for key in missing], self._find, reading).items()
+            }
             hits += scanned.values()
             self._remember(scanned)
         return tuple(set(itertools.chain(direct, itertools.chain.from_iterable(filter(None, hits))))), not (
@@ -192,7 +201,7 @@ _MONEY_CELLS = re.compile(
 _TRIGGER_HEADS = frozenset(phrase.split()[0] for phrase in (*QUALIFIERS, *NEGATION_WORDS))
 
 
-def _scan_pieces(keys: list[str], find: Callable[[str], list]) -> dict[str, tuple[str, ...]]:
+def _scan_pieces(keys: list[str], find: Callable[[str, Reading], list], reading: Reading) -> dict[str, tuple[str, ...]]:
     """Tokens of pieces of any shape, found in one pass (``find``: the whole-text scan) over the pieces joined by ``|``.
 
     A first piece goes first, where it has no separator before it, as in its text.
@@ -204,6 +213,6 @@ def _scan_pieces(keys: list[str], find: Callable[[str], list]) -> dict[str, tupl
         starts.append(at)
         at += len(piece) + 1
     per_piece: list[set[str]] = [set() for _ in unique]
-    for constraint in find("|".join(texts)):
+    for constraint in find("|".join(texts), reading):
         per_piece[bisect_right(starts, constraint.start) - 1].add(constraint.token)
     return {key: tuple(tokens) for key, tokens in zip(unique, per_piece)}

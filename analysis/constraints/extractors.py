@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import date
-from decimal import Decimal, InvalidOperation
 
-from handoff.analysis.constraints.tokens import Found, make_found, norm_number
+from handoff.analysis.constraints.reading import Reading, parse_number, plain_number
+from handoff.analysis.constraints.tokens import Found, make_found
 from handoff.analysis.constraints.vocabulary import (
     ARTICLES,
     CLAUSE_KINDS,
@@ -21,7 +21,6 @@ from handoff.analysis.constraints.vocabulary import (
     CURRENCY_CODES,
     CURRENCY_SYMBOLS,
     CURRENCY_WORDS,
-    EU_AMOUNT,
     FILLER_WORDS,
     MONTH,
     MONTHS,
@@ -29,27 +28,23 @@ from handoff.analysis.constraints.vocabulary import (
     MULT_BODY,
     MULTIPLIERS,
     NUM,
+    NUM_COMMA,
     STOP_WORDS,
     TIME_ZONES,
     UNIT_ALT,
     UNIT_FORMS,
-    US_AMOUNT,
+    ZONE_OFFSETS,
 )
 from handoff.analysis.constraints.windows import Gate
 
 
 def _money_value(raw: str, code: str, multiplier: int) -> str | None:
-    """Parse an amount written US style (or EU style for euros) into ``"<CODE><amount .2f>"``."""
-    if code == "EUR" and EU_AMOUNT.fullmatch(raw) and not US_AMOUNT.fullmatch(raw):
-        raw = raw.replace(".", "").replace(",", ".")
-    elif code == "EUR" and re.fullmatch(r"\d{1,3}(?:\.\d{3})+", raw):
-        raw = raw.replace(".", "")
-    elif not US_AMOUNT.fullmatch(raw):
-        return None
-    try:
-        return f"{code}{Decimal(raw.replace(',', '')) * multiplier:.2f}"
-    except InvalidOperation:
-        return None
+    """An amount in any grouping (``1,500.00``, ``1.500,00``, ``1 500``) as ``"<CODE><amount .2f>"``.
+
+    A single mark followed by three digits groups thousands: amounts are not written to the tenth of a cent.
+    """
+    value = parse_number(raw, decimal_comma="," not in raw)
+    return None if value is None else f"{code}{value * multiplier:.2f}"
 
 
 def _multiplier(m: re.Match[str]) -> int:
@@ -57,27 +52,33 @@ def _multiplier(m: re.Match[str]) -> int:
     return MULTIPLIERS[word] if word else 1
 
 
-def _money_symbol(m: re.Match[str], text: str) -> list[Found]:
+def _money_symbol(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     start = m.start() - 2 if text[max(m.start() - 2, 0) : m.start()] == "US" else m.start()
     value = _money_value(m["num"], CURRENCY_SYMBOLS[m["sym"]], _multiplier(m))
     return [make_found("money", value, start, m.end())] if value else []
 
 
-def _money_code(m: re.Match[str], text: str) -> list[Found]:
+def _money_code(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     if m.start() and text[m.start() - 1].isalnum():
         return []
     value = _money_value(m["num"], m["code"], _multiplier(m))
     return [make_found("money", value, m.start(), m.end())] if value else []
 
 
-def _money_suffix(m: re.Match[str], text: str) -> list[Found]:
-    code = CURRENCY_WORDS.get(m["code"].lower(), m["code"])
+def _money_suffix(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
+    code = CURRENCY_SYMBOLS[m["sym"]] if m["sym"] else CURRENCY_WORDS.get(m["code"].lower(), m["code"])
     value = _money_value(m["num"], code, _multiplier(m))
     return [make_found("money", value, m.start(), m.end())] if value else []
 
 
-def _percent(m: re.Match[str], text: str) -> list[Found]:
-    return [make_found("percent", norm_number(m["num"]), m.start(), m.end())]
+def _number(raw: str, reading: Reading) -> str | None:
+    value = parse_number(raw, reading.decimal_comma)
+    return None if value is None else plain_number(value)
+
+
+def _percent(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
+    value = _number(m["num"], reading)
+    return [make_found("percent", value, m.start(), m.end())] if value else []
 
 
 def _date_value(year: int | None, month: int, day: int | None) -> str | None:
@@ -91,47 +92,58 @@ def _date_value(year: int | None, month: int, day: int | None) -> str | None:
     return f"{year:04d}-{month:02d}" if day is None else f"{year:04d}-{month:02d}-{day:02d}"
 
 
-def _date_emit(m: re.Match[str], text: str, year: str | None, month: int, day: str | None) -> list[Found]:
-    value = _date_value(int(year) if year else None, month, int(day) if day else None)
+def _date_emit(m: re.Match[str], reading: Reading, year: str | None, month: int, day: str | None) -> list[Found]:
+    """A date; one written without its year is in the year the text is about (:class:`Reading`)."""
+    full_year = int(year) if year else reading.year if day else None
+    value = _date_value(full_year, month, int(day) if day else None)
     return [make_found("date", value, m.start(), m.end())] if value else []
 
 
-def _date_numeric(m: re.Match[str], text: str) -> list[Found]:
-    if len(m["a"]) == 4 and len(m["c"]) <= 2:
-        return _date_emit(m, text, m["a"], int(m["b"]), m["c"])
-    if len(m["a"]) <= 2 and len(m["c"]) == 4:
-        return _date_emit(m, text, m["c"], int(m["a"]), m["b"])
-    return []
+def _date_numeric(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
+    a, b, c = m["a"], m["b"], m["c"]
+    if len(a) == 4 and len(c) <= 2 and m["sep"] != ".":
+        return _date_emit(m, reading, a, int(b), c)
+    if len(a) > 2 or len(c) != 4:
+        return []
+    day_first = m["sep"] == "." or (reading.day_first and int(b) <= 12) or int(a) > 12
+    day, month = (a, b) if day_first else (b, a)
+    return _date_emit(m, reading, c, int(month), day)
 
 
-def _date_named(m: re.Match[str], text: str) -> list[Found]:
-    month = MONTHS.get(m["mon"][:3].lower())  # the pattern pairs letters loosely: "Man" is no month
-    return _date_emit(m, text, m["y"] or m["y2"], month, m["d"]) if month else []
+def _date_named(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
+    month = MONTHS.get(m["mon"].lower().rstrip("."))
+    return _date_emit(m, reading, m["y"] or m["y2"], month, m["d"]) if month else []
 
 
-def _time(m: re.Match[str], text: str) -> list[Found]:
+def _time(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     hour, minute, second = int(m["h"]), int(m["mi"] or 0), int(m["s"] or 0)
     half = (m["ap"] or m["ap2"] or "").lower()
-    if (half and not 1 <= hour <= 12) or hour > 23:
+    if (half and not 1 <= hour <= 12) or hour > 23 or (m["hsep"] == "h" and m["tz"]):
         return []
     if half:
         hour = hour % 12 + (12 if half == "p" else 0)
-    value = f"{hour:02d}:{minute:02d}" + (f":{second:02d}" if second else "") + _zone(m["tz"])
+    offset = _offset_minutes(m["tz"])
+    zone = "Z" if offset is not None else (m["tz"] or "")
+    if offset is not None:
+        hour, minute = divmod((hour * 60 + minute - offset) % 1440, 60)
+    value = f"{hour:02d}:{minute:02d}" + (f":{second:02d}" if second else "") + zone
     return [make_found("time", value, m.start(), m.end())]
 
 
-def _zone(raw: str | None) -> str:
-    """``UTC``/``GMT``/``Z``/``+00:00`` -> ``Z``; ``+0100`` -> ``+01:00``; names kept upper-case."""
+def _offset_minutes(raw: str | None) -> int | None:
+    """Minutes east of UTC of a zone: ``+0100`` -> 60, ``CET`` -> 60, ``UTC-5`` -> -300; None without one we know."""
     if not raw:
-        return ""
-    if raw[0] in "+-":
-        digits = raw[1:].replace(":", "")
-        offset = f"{raw[0]}{digits[:2]}:{digits[2:]}"
-        return "Z" if offset in ("+00:00", "-00:00") else offset
-    return "Z" if raw in ("UTC", "GMT", "Z") else raw
+        return None
+    name, sign, digits = raw.partition("+") if "+" in raw else raw.partition("-")
+    if not sign:
+        return ZONE_OFFSETS.get(raw)
+    digits = digits.replace(":", "")
+    hours, minutes = (digits[:-2], digits[-2:]) if len(digits) > 2 else (digits, "0")
+    offset = int(hours) * 60 + int(minutes)
+    return ZONE_OFFSETS.get(name, 0) + (offset if sign == "+" else -offset)
 
 
-def _clause_keyword(m: re.Match[str], text: str) -> list[Found]:
+def _clause_keyword(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     keyword = m["kw"].lower().rstrip(".")
     prefix = CLAUSE_KINDS.get(keyword.rstrip("s"), "")
     if not prefix and not m["ref"][0].isdigit():
@@ -151,47 +163,64 @@ def _clause_list(text: str, pos: int, prefix: str) -> list[Found]:
     return found
 
 
-def _clause_bare(m: re.Match[str], text: str) -> list[Found]:
+def _clause_bare(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     return [make_found("clause", m.group().lower(), m.start(), m.end())]
 
 
-def _unit(m: re.Match[str], text: str) -> list[Found]:
-    value = norm_number(m["num"])
+def _unit(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
+    value = _number(m["num"], reading)
+    if value is None:
+        return []
     singular, plural = UNIT_FORMS[m["unit"]]
     return [make_found("unit", f"{value} {singular if value == '1' else plural}", m.start(), m.end())]
 
 
-def _id_hex(m: re.Match[str], text: str) -> list[Found]:
+def _id_hex(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     raw = m.group()
     if "-" not in raw and (raw.isdigit() or raw.isalpha()):
         return []
     return [make_found("id", raw.lower(), m.start(), m.end())]
 
 
-def _id_hyphenated(m: re.Match[str], text: str) -> list[Found]:
+def _id_hyphenated(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     start = m.start()
     while start and text[start - 1] in _ID_CHARS:
         start -= 1
     word = _HYPHENATED_ID.match(text, start)
-    if word is None or word.end() <= m.start():
-        return []
+    if word is None or word.end() <= m.start() or word.group()[:3] in ("am-", "pm-"):
+        return []  # "9:00 am-11:30 am" is a range of times
     return [make_found("id", word.group(), start, word.end())]
 
 
-def _id_plain(m: re.Match[str], text: str) -> list[Found]:
+def _id_plain(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     return [make_found("id", m.group(), m.start(), m.end())] if len(m.group()) > 1 else []
 
 
-def _quantity(m: re.Match[str], text: str) -> list[Found]:
+def _id_underscored(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
+    """``build_2291_eu``: an identifier. Without a digit (``payment_date``, ``in_transit``,
+    ``analytics_db.run_sql``) it is a field name, an enum value or a tool's name, which a faithful
+    rewrite spells as words ("arrives in transit"): not a constraint (docs/constraints.md, Structure)."""
+    return _id_plain(m, text, reading) if any(ch.isdigit() for ch in m.group()) else []
+
+
+def _id_dotted(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
+    """``v3.18.2``, ``10.4.0.1``: an identifier; ``4.812.350`` in a text with a decimal comma is a number."""
+    if reading.decimal_comma and _DOT_GROUPED.fullmatch(m.group()):
+        return []
+    return _id_plain(m, text, reading)
+
+
+def _quantity(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     """A number, alone or as a percentage or a count of some unit."""
     if m["pct"]:
-        return _percent(m, text)
+        return _percent(m, text, reading)
     if m["unit"]:
-        return _unit(m, text)
+        return _unit(m, text, reading)
     start, end = m.start(), m.end()
     if text[end : end + 1].isalnum() or text[end : end + 1] == "_" or _is_list_marker(text, start, end):
         return []
-    return [make_found("number", norm_number(m["num"]), start, end)]
+    value = _number(m["num"], reading)
+    return [make_found("number", value, start, end)] if value else []
 
 
 def _is_list_marker(text: str, start: int, end: int) -> bool:
@@ -206,7 +235,9 @@ _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 _HYPHENATED_ID = re.compile(r"(?<![\w-])(?=[a-z0-9-]*\d)[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])")
 _CLAUSE_MORE = re.compile(rf"\s*(?:,|and|or|to|through|&|–|-)\s*(?P<ref>{CLAUSE_REF})")
 
-_Builder = Callable[[re.Match[str], str], list[Found]]
+_DOT_GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
+
+_Builder = Callable[[re.Match[str], str, Reading], list[Found]]
 
 
 _WHOLE_TEXT = None  # patterns with a literal first character: `re` finds them fast anywhere
@@ -222,74 +253,107 @@ _CLAUSE_KEYWORD = re.compile(
     r"|rticles?|rts?\.|chedules?|nnex(?:es)?|ppendix|ppendices|xhibits?)(?![A-Za-z]))"
     rf"\s*(?P<ref>{CLAUSE_REF})"
 )
-# A number, then what it counts: a percent sign or word, or a unit (maybe after one adjective).
-_QUANTITY = re.compile(
-    rf"(?P<num>{NUM})(?:\s?(?P<pct>%|(?i:percent|per\s?cent|pct)\b)"
-    rf"|(?:[\s-](?!(?:{'|'.join(sorted(STOP_WORDS | FILLER_WORDS | ARTICLES))})\b)[a-z]+[\s-]|[\s-]?)"
-    rf"(?P<unit>{UNIT_ALT})(?![\w]))?"
-)
-_DATE_NAMED_TAIL = r"(?:,?\s+(?P<y>\d{4})(?!\d))?"
+
+
+def _quantity_pattern(num: str) -> re.Pattern[str]:
+    """A number, then what it counts: a percent sign or word, or a unit (maybe after one adjective)."""
+    return re.compile(
+        rf"(?P<num>{num})(?:\s?(?P<pct>%|(?i:percent|per\s?cent|pct|prozent|pour\s?cent|por\s?ciento)\b)"
+        rf"|(?:[\s-]?|[\s-](?!(?:{'|'.join(sorted(STOP_WORDS | FILLER_WORDS | ARTICLES))})\b)[a-z]+[\s-])"
+        rf"(?P<unit>{UNIT_ALT})(?![\w]))?"
+    )
+
+
+_DATE_NAMED_TAIL = r"(?:(?:,?\s+|-)(?:de\s+)?(?P<y>\d{4})(?!\d))?"
+_AMOUNT = r"\d[\d,.]*\d|\d"
+_AMOUNT_COMMA = r"\d(?<![\w.,]\d)\d{0,2}(?:[ \u00a0\u202f]\d{3})+(?:,\d+)?|\d[\d,.]*\d|\d"  # and "2 450,00", "1 180 €"
+
+
+def _extractors(num: str, amount: str) -> tuple[tuple[re.Pattern[str], _Builder, Gate | None], ...]:
+    """The extractors, in priority order, for a text writing numbers as ``num`` and amounts as ``amount``."""
+    suffix_amount = amount.replace(r"\d[\d,.]*\d|\d", r"\d(?<![\w.,]\d)(?:[\d,.]*\d)?")
+    return (
+        # The scrubber's keyed pseudonyms, ``<EMAIL_ADDRESS:3f2a1c>``: the same value everywhere.
+        (re.compile(r"<[A-Z][A-Z_]*:[0-9a-f]{6}>"), _id_plain, _WHOLE_TEXT),
+        (
+            re.compile(
+                r"[0-9a-fA-F](?<![\w-][0-9a-fA-F])(?:[0-9a-fA-F]{7}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
+                r"-[0-9a-fA-F]{12}|[0-9a-fA-F]{6,})(?![\w-])"
+            ),
+            _id_hex,
+            _DIGITS,
+        ),
+        (
+            re.compile(r"[A-Z](?<![\w-][A-Z])(?=[A-Za-z0-9-]*\d)[A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-])"),
+            _id_plain,
+            _DIGITS,
+        ),
+        # us-east-1, gpt-4o: found from their hyphens, rarer than the letters they start with.
+        (re.compile(r"-(?<=[a-z0-9]-)[a-z0-9]"), _id_hyphenated, _DIGITS),
+        (
+            re.compile(r"[A-Za-z](?<![\w.][A-Za-z])(?:[A-Za-z0-9]*\.[A-Za-z])*[A-Za-z0-9]*_\w*(?:\.[A-Za-z_]\w*)*"),
+            _id_underscored,
+            _UNDERSCORE,
+        ),
+        # 2026-03-11, 2026/03/11, 11.03.2026; 03/11/2026 read by the text's date order.
+        (
+            re.compile(r"(?P<a>\d(?<![\w.]\d)\d{0,3})(?P<sep>[-/.])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{1,4})(?![\d]|\.\d)"),
+            _date_numeric,
+            _DIGITS,
+        ),
+        (
+            re.compile(
+                rf"(?P<d>\d(?<![\w.]\d)\d?)(?:(?:st|nd|rd|th|er)?(?:\s+|-)|\. )(?:of\s+|de\s+)?(?P<mon>{MONTH})"
+                rf"{_DATE_NAMED_TAIL}(?P<y2>)"
+            ),
+            _date_named,
+            _DIGITS,
+        ),
+        (
+            re.compile(
+                rf"(?P<mon>{MONTH})\s+(?:(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?![\d:]){_DATE_NAMED_TAIL}"
+                r"|(?P<y2>\d{4})(?!\d))"
+            ),
+            _date_named,
+            _DIGITS,
+        ),
+        (
+            re.compile(
+                r"(?P<h>\d(?<![A-SU-Za-z0-9_:.]\d)\d?)(?:(?P<hsep>[:h])(?P<mi>[0-5]\d)(?::(?P<s>[0-5]\d)(?:\.\d+)?)?"
+                r"(?:\s?(?P<ap>[AaPp])\.?[Mm]\.?(?![\w]))?|\s?(?P<ap2>[AaPp])\.?[Mm]\.?(?![\w]))"
+                rf"(?:\s?(?P<tz>{TIME_ZONES})(?![\w]))?(?![\w:])"
+            ),
+            _time,
+            _DIGITS,
+        ),
+        (re.compile(rf"(?P<sym>[$€£¥])\s?(?P<num>{amount}){MULT}"), _money_symbol, _DIGITS),
+        (re.compile(rf"(?P<code>{CURRENCY_CODES})\s?(?P<num>{amount}){MULT}"), _money_code, _DIGITS),
+        (
+            re.compile(
+                rf"(?P<num>{suffix_amount}){MULT_BODY}(?:\s?(?P<code>{CURRENCY_CODES}|[Dd]ollars?|[Ee]uros?)(?![A-Za-z])"
+                r"|[ \u00a0]?(?P<sym>[€£$¥])(?![ \u00a0]?\d))"
+            ),
+            _money_suffix,
+            _DIGITS,
+        ),
+        (_CLAUSE_KEYWORD, _clause_keyword, _DIGITS),
+        (_CLAUSE_KEYWORD, _clause_keyword, _CLAUSE_WORDS),
+        (
+            re.compile(r"\d(?<![\w.§]\d)\d*(?:\.\d+)*(?:\((?:[A-Za-z]{1,2}|[ivx]{1,5}|\d{1,2})\))+"),
+            _clause_bare,
+            _DIGITS,
+        ),
+        (re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+){2,}(?![\w]|\.\d)"), _id_dotted, _DIGITS),
+        (_quantity_pattern(num), _quantity, _DIGITS),
+    )
+
 
 # In priority order: a span taken by an earlier extractor is not matched again by a later one.
-EXTRACTORS: tuple[tuple[re.Pattern[str], _Builder, Gate | None], ...] = (
-    # The scrubber's keyed pseudonyms, ``<EMAIL_ADDRESS:3f2a1c>``: the same value everywhere.
-    (re.compile(r"<[A-Z][A-Z_]*:[0-9a-f]{6}>"), _id_plain, _WHOLE_TEXT),
-    (
-        re.compile(
-            r"[0-9a-fA-F](?<![\w-][0-9a-fA-F])(?:[0-9a-fA-F]{7}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
-            r"-[0-9a-fA-F]{12}|[0-9a-fA-F]{6,})(?![\w-])"
-        ),
-        _id_hex,
-        _DIGITS,
-    ),
-    (re.compile(r"[A-Z](?<![\w-][A-Z])(?=[A-Za-z0-9-]*\d)[A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-])"), _id_plain, _DIGITS),
-    # us-east-1, gpt-4o: found from their hyphens, rarer than the letters they start with.
-    (re.compile(r"-(?<=[a-z0-9]-)[a-z0-9]"), _id_hyphenated, _DIGITS),
-    (
-        re.compile(r"[A-Za-z](?<![\w.][A-Za-z])(?:[A-Za-z0-9]*\.[A-Za-z])*[A-Za-z0-9]*_\w*(?:\.[A-Za-z_]\w*)*"),
-        _id_plain,
-        _UNDERSCORE,
-    ),
-    # 2026-03-11 and 2026/03/11, or 03/11/2026 read US style.
-    (
-        re.compile(r"(?P<a>\d(?<![\w.]\d)\d{0,3})(?P<sep>[-/])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{1,4})(?!\d)"),
-        _date_numeric,
-        _DIGITS,
-    ),
-    (
-        re.compile(rf"(?P<d>\d(?<![\w.]\d)\d?)(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{MONTH}){_DATE_NAMED_TAIL}(?P<y2>)"),
-        _date_named,
-        _DIGITS,
-    ),
-    (
-        re.compile(
-            rf"(?P<mon>{MONTH})\s+(?:(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?![\d:]){_DATE_NAMED_TAIL}|(?P<y2>\d{{4}})(?!\d))"
-        ),
-        _date_named,
-        _DIGITS,
-    ),
-    (
-        re.compile(
-            r"(?P<h>\d(?<![A-SU-Za-z0-9_:.]\d)\d?)(?::(?P<mi>[0-5]\d)(?::(?P<s>[0-5]\d)(?:\.\d+)?)?"
-            r"(?:\s?(?P<ap>[AaPp])\.?[Mm]\.?(?![\w]))?|\s?(?P<ap2>[AaPp])\.?[Mm]\.?(?![\w]))"
-            rf"(?:\s?(?P<tz>{TIME_ZONES})(?![\w]))?(?![\w:])"
-        ),
-        _time,
-        _DIGITS,
-    ),
-    (re.compile(rf"(?P<sym>[$€£¥])\s?(?P<num>\d[\d,.]*\d|\d){MULT}"), _money_symbol, _DIGITS),
-    (re.compile(rf"(?P<code>{CURRENCY_CODES})\s?(?P<num>\d[\d,.]*\d|\d){MULT}"), _money_code, _DIGITS),
-    (
-        re.compile(
-            rf"(?P<num>\d(?<![\w.,]\d)(?:[\d,.]*\d)?){MULT_BODY}\s?(?P<code>{CURRENCY_CODES}|[Dd]ollars?|[Ee]uros?)"
-            r"(?![A-Za-z])"
-        ),
-        _money_suffix,
-        _DIGITS,
-    ),
-    (_CLAUSE_KEYWORD, _clause_keyword, _DIGITS),
-    (_CLAUSE_KEYWORD, _clause_keyword, _CLAUSE_WORDS),
-    (re.compile(r"\d(?<![\w.§]\d)\d*(?:\.\d+)*(?:\((?:[A-Za-z]{1,2}|[ivx]{1,5}|\d{1,2})\))+"), _clause_bare, _DIGITS),
-    (re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+){2,}(?![\w]|\.\d)"), _id_plain, _DIGITS),
-    (_QUANTITY, _quantity, _DIGITS),
-)
+EXTRACTORS = _extractors(NUM, _AMOUNT)
+# The same for a text whose decimal mark is a comma (:class:`~handoff.analysis.constraints.reading.Reading`).
+EXTRACTORS_DECIMAL_COMMA = _extractors(NUM_COMMA, _AMOUNT_COMMA)
+
+
+def extractors_for(reading: Reading) -> tuple[tuple[re.Pattern[str], _Builder, Gate | None], ...]:
+    """The extractors that read numbers the way ``reading`` says the text writes them."""
+    return EXTRACTORS_DECIMAL_COMMA if reading.decimal_comma else EXTRACTORS

@@ -14,26 +14,31 @@ from handoff.analysis.constraints.cache import (
     PIECE_CACHE_ENTRIES,
     PieceCache,
 )
-from handoff.analysis.constraints.extractors import EXTRACTORS
+from handoff.analysis.constraints.extractors import extractors_for
+from handoff.analysis.constraints.layout import layout_spans
 from handoff.analysis.constraints.phrases import find_phrases
+from handoff.analysis.constraints.reading import Reading, read_text
 from handoff.analysis.constraints.tokens import Constraint, Found
 from handoff.analysis.constraints.windows import Gate, View, fold, gate_spans
 
 
-def _atoms(text: str, low: str) -> tuple[list[Constraint], bytearray]:
+def _atoms(text: str, low: str, reading: Reading) -> tuple[list[Constraint], bytearray]:
     """Atomic constraints in text order, and a map of the characters they cover.
 
-    Each span goes to the first extractor (in priority order) that matches it.
+    Layout (chat stamps, quoted header dates) is taken first and yields nothing; each other
+    span goes to the first extractor (in priority order) that matches it.
     """
     taken = bytearray(len(text))
+    for start, end in layout_spans(text):
+        taken[start:end] = b"\x01" * (end - start)
     found: list[Constraint] = []
     views: dict[Gate | None, View] = {}
-    for pattern, build, gate in EXTRACTORS:
+    for pattern, build, gate in extractors_for(reading):
         view = views.get(gate) or views.setdefault(gate, View(text, gate_spans(text, low, gate)))
         for m in pattern.finditer(view.text):
             shift = view.shift(m.start())
             if taken.find(1, m.start() + shift, m.end() + shift) == -1:
-                found += _claim(build(m, view.text), shift, taken, text)
+                found += _claim(build(m, view.text, reading), shift, taken, text)
     found.sort(key=lambda c: c.start)
     return found, taken
 
@@ -47,14 +52,17 @@ def _claim(built: list[Found], shift: int, taken: bytearray, text: str) -> Itera
             yield Constraint(cls, token, text[start:end], start, end)
 
 
-def find_constraints(text: str) -> list[Constraint]:
+def find_constraints(text: str, reading: Reading | None = None) -> list[Constraint]:
     """Every constraint in ``text``, in text order (by start, then end).
 
-    Atomic constraints never overlap one another; negation and qualifier phrases may contain
-    them. The same text always gives the same list.
+    Ambiguous numbers and dates are read by ``reading``, by default the text's own
+    (:func:`~handoff.analysis.constraints.reading.read_text`). Atomic constraints never overlap
+    one another; negation and qualifier phrases may contain them. The same text always gives
+    the same list.
     """
+    reading = read_text(text) if reading is None else reading
     low = fold(text)
-    atoms, taken = _atoms(text, low)
+    atoms, taken = _atoms(text, low, reading)
     found = atoms + list(find_phrases(text, low, atoms, taken))
     found.sort(key=lambda c: (c.start, c.end))
     return found

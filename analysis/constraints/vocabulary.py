@@ -12,16 +12,42 @@ import re
 # two-character lookbehind: a leading class lets `re` skip ahead quickly, which keeps
 # extraction fast on prose.
 NUM = r"\d(?<![\w.]\d)(?:\d{0,2}(?:,\d{3})+(?:\.\d+)?|\d*(?:\.\d+)?)"
-MONTH = (
-    r"[JFMASOND](?<![\w][JFMASOND])(?:an(?:uary)?|une?|uly?|eb(?:ruary)?|ar(?:ch)?|ay"
-    r"|pr(?:il)?|ug(?:ust)?|ep(?:t(?:ember)?)?|ct(?:ober)?|ov(?:ember)?|ec(?:ember)?)(?:\.|(?![A-Za-z]))"
-)
-MONTHS = {
-    name: n
-    for n, name in enumerate(
-        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1
-    )
-}
+# NUM as a text with a decimal comma writes it: "1.850,00", "2 450", "612,5"; and "2.5" as written.
+NUM_COMMA = r"\d(?<![\w.,]\d)(?:\d{0,2}(?:[. \u00a0\u202f]\d{3})+(?:,\d+)?(?![\d.])|\d*,\d+|\d*(?:\.\d+)?)"
+
+
+def _month_names() -> dict[str, int]:
+    """Month names and abbreviations in English, German, French and Spanish (from babel's CLDR data) -> 1..12."""
+    from babel.dates import get_month_names
+
+    names: dict[str, int] = {"sept": 9}
+    for locale in ("en", "de", "fr", "es"):
+        for width in ("wide", "abbreviated"):
+            for number, name in get_month_names(width, locale=locale).items():
+                if width == "wide" or locale != "es":  # Spanish "ago", "ene", "dic" are words too
+                    names[name.lower().rstrip(".")] = number
+    return names
+
+
+MONTHS = _month_names()
+
+
+def _month_pattern(names: dict[str, int]) -> str:
+    """A regex for any of ``names`` as a whole word, case-insensitive.
+
+    It starts with a character class (the names' first letters) and checks the character before
+    it with a two-character lookbehind, so `re` can skip ahead to candidates; each name's rest is
+    tried only after its own first letter.
+    """
+    by_first: dict[str, list[str]] = {}
+    for name in sorted(names, key=len, reverse=True):  # longest first: "March" before "Mar"
+        by_first.setdefault(name[0], []).append(re.escape(name[1:]))
+    first = "".join(sorted({ch for letter in by_first for ch in (letter, letter.upper())}))
+    rests = "|".join(f"(?<={letter})(?:{'|'.join(rest)})" for letter, rest in sorted(by_first.items()))
+    return rf"[{first}](?<![\w][{first}])(?i:{rests})(?:\.|(?![\w]))"
+
+
+MONTH = _month_pattern(MONTHS)
 CURRENCY_CODES = "USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|INR|CNY|SEK|NOK|DKK|SGD|HKD|MXN|BRL|ZAR"
 CURRENCY_WORDS = {"dollar": "USD", "dollars": "USD", "euro": "EUR", "euros": "EUR"}
 CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY"}
@@ -42,7 +68,17 @@ MULT = MULT_BODY + r"(?![\w])"
 US_AMOUNT = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 EU_AMOUNT = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|\d+,\d{1,2}")
 # A "-hh:mm" offset only counts after seconds (ISO timestamps): "02:00-04:00" is a range.
-TIME_ZONES = r"UTC|GMT|Z|\+\d{2}:?\d{2}|(?<=:\d\d:\d\d)-\d{2}:?\d{2}|[ECMP][SD]T|CES?T|BST|IST|JST|AE[SD]T"
+TIME_ZONES = (
+    r"(?:UTC|GMT)[+-]\d{1,2}(?::?\d{2})?|UTC|GMT|Z|\+\d{2}:?\d{2}|(?<=:\d\d:\d\d)-\d{2}:?\d{2}"
+    r"|[ECMP][SD]T|CES?T|WES?T|EES?T|BST|IST|JST|AE[SD]T|[ECMP]T"
+)
+# Minutes east of UTC of the zone names a time can carry; ET, CT, PT (offset unknown) are kept as names.
+ZONE_OFFSETS = {
+    "UTC": 0, "GMT": 0, "Z": 0, "WET": 0, "WEST": 60, "BST": 60, "CET": 60, "CEST": 120,
+    "EET": 120, "EEST": 180, "IST": 330, "JST": 540, "AEST": 600, "AEDT": 660,
+    "EST": -300, "EDT": -240, "CST": -360, "CDT": -300, "MST": -420, "MDT": -360, "PST": -480, "PDT": -420,
+}  # fmt: skip
+
 CLAUSE_REF = r"(?:\d+[A-Za-z]?(?:\.\d+[A-Za-z]?)*(?:\([A-Za-z0-9]{1,4}\))*|[IVXLC]{1,6}(?![A-Za-z])|[A-Z](?![A-Za-z]))"
 CLAUSE_KINDS = {
     "art": "art.",

@@ -542,7 +542,7 @@ CASES: list[dict] = [
         "deploy-freeze-time-dropped",
         "Deploy freeze starts 18:00 EST on Friday.",
         "Deploy freeze starts Friday.",
-        time=["time:18:00EST"],
+        time=["time:23:00Z"],
     ),
     _case(
         "container-memory-dropped",
@@ -601,7 +601,6 @@ CASES: list[dict] = [
         '{"invoice": "INV-88214", "subtotal": 172000.00, "rebate_pct": 9.5, "surcharge_pct": 9.1, '
         '"surcharge_base": "rebated_subtotal", "clause": "7.2(b)"}',
         '{"invoice": "INV-88214", "subtotal": 172000, "rebate_pct": 9.5, "surcharge_pct": 9.1}',
-        id=["id:surcharge_base", "id:rebated_subtotal"],
         clause=["clause:7.2(b)"],
     ),
     _case(

@@ -1,0 +1,50 @@
+"""The parts of a text that are layout, not facts: never constraints (docs/constraints.md).
+
+The timestamps of a chat transcript (``[14:02] @maya:``), the date lines of quoted e-mail
+headers (``Date: Thu, 12 Mar 2026 10:42 +0100``, ``On Wed, 11 Mar 2026 at 16:05, Jonas
+wrote:``) and page stamps (``page 3 of 7``) are where a message sits, not what it says: a
+faithful summary drops them. :func:`layout_spans` finds them so that no extractor reads a
+constraint inside them. Every pattern stays within one line, so a text cut into lines (the piece
+cache) gives the same spans.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Each pattern starts with a literal or a character class, so `re` skips ahead to candidates;
+# the start of its line is checked afterwards (only blanks and ">" quote marks may come before).
+_CHAT_STAMP = re.compile(r"\[[^\]\n]{0,24}\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?(?:\s?[A-Z]{1,4})?\]")
+_HEADER_DATE = re.compile(r"[DSGEF](?:ate|ent|esendet|atum|nvoyé|nviado|echa)\s?:(?=[^\n]*\d:\d\d)[^\n]*")
+_ATTRIBUTION = re.compile(r"[wsaeé](?:rote|chrieb|\x20écrit|scribió)\b[^\n]{0,60}:[ \t]*(?=\n|$)")
+_ATTRIBUTION_START = re.compile(r"[ \t>]*(?:On|Am|Le|El)\s")
+_PAGE_STAMP = re.compile(r"[PpSs](?i:age|eite|\.)\s?\d{1,4}\s?(?i:of|/|von|sur|de)\s?\d{1,4}(?!\d)")
+_QUOTE_MARKS = " \t>"
+
+
+def layout_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of every part of ``text`` that is layout: chat stamps, quoted header dates, page stamps.
+
+    A chat stamp opens its line (``[14:02] @maya (IC): …``), an e-mail header's date line
+    carries a clock time (``Date: Thu, 12 Mar 2026 10:42 +0100``, ``Sent: …``, ``Gesendet: …``;
+    a form's ``Date: 2026-04-15`` is a fact), an attribution line ends in "wrote:" (``On …,
+    Jonas Weber <…> wrote:``, ``Am … schrieb …:``), a page stamp is ``page 3 of 7``.
+    """
+    spans = [
+        m.span()
+        for pattern in (_CHAT_STAMP, _HEADER_DATE)
+        for m in pattern.finditer(text)
+        if _opens_line(text, m.start())
+    ]
+    for m in _ATTRIBUTION.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if m.start() - line_start <= 200 and _ATTRIBUTION_START.match(text, line_start):
+            spans.append((line_start, m.end()))
+    spans += [m.span() for m in _PAGE_STAMP.finditer(text) if not text[m.start() - 1 : m.start()].isalnum()]
+    return spans
+
+
+def _opens_line(text: str, pos: int) -> bool:
+    """Whether only blanks and quote marks stand between the start of ``pos``'s line and ``pos``."""
+    line_start = text.rfind("\n", max(0, pos - 64), pos) + 1
+    return (line_start > 0 or pos < 64) and not text[line_start:pos].strip(_QUOTE_MARKS)

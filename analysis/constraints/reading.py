@@ -1,0 +1,99 @@
+"""How a text writes its numbers and dates: the conventions ambiguous spellings are read by.
+
+``1.500`` is fifteen hundred in a German text and one and a half in an English one; ``01/04/2026``
+is the 1st of April in a French text and January 4th in an American one; ``March 18`` is in the
+year the text is about. :func:`read_text` looks at the unambiguous spellings of the whole text
+once (``612,5`` or ``1.850,00`` vote for a decimal comma, ``2,450.00`` or ``2.40`` for a decimal
+point; ``31/03/2026`` for day first, ``03/31/2026`` for month first; dotted dates are always day
+first) and returns a :class:`Reading` that every extractor then applies to the ambiguous ones.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The conventions a text's ambiguous numbers and dates are read by."""
+
+    decimal_comma: bool = False
+    day_first: bool = False
+    year: int | None = None
+
+    @property
+    def key(self) -> str:
+        """A short string naming this reading, unique per reading (the piece cache keys on it)."""
+        return f"{'c' if self.decimal_comma else 'p'}{'d' if self.day_first else 'm'}{self.year or ''}\x00"
+
+
+ENGLISH = Reading()
+
+# A decimal comma: "612,5", "0,35 %", "1.850,00", "2 450,00"; not "3,4" in a list or a CSV row.
+_COMMA_VOTES = re.compile(r"(?<![\w.,/:-])(?:\d{1,3}(?:[. \u00a0\u202f]\d{3})+,\d+|\d+,\d{1,2})(?![\d,]|\.\d)")
+# A decimal point: "2,450.00", "2.40", "0.35%"; not a version "3.18.2" or a dotted date.
+_POINT_VOTES = re.compile(r"\d(?<![\w.,/:-]\d)(?:\d{0,2}(?:,\d{3})+\.\d+|\d*\.\d{1,2})(?![\d.,]|-\d)")
+_SLASH_DATE = re.compile(r"(\d(?<![\w/.]\d)\d?)/(\d{1,2})/(?:\d{4}|\d{2})(?![\w/])")
+_DOTTED_DATE = re.compile(r"\d(?<![\w.]\d)\d?\.\d{1,2}\.\d{4}(?![\w.])")
+_YEAR = re.compile(r"[12](?<![\d,][12])(?<=1)9\d\d(?!\d|[.,]\d)|[12](?<![\d,][12])(?<=2)0\d\d(?!\d|[.,]\d)")
+# Signs of a text written outside the US, where an undecided slashed date is read day first.
+_DAY_FIRST_HINTS = re.compile(r"[€£]|\b(?:EUR|GBP)\b")
+
+
+def read_text(text: str) -> Reading:
+    """The :class:`Reading` of ``text``: its decimal mark, its date order and its year."""
+    if not text:
+        return ENGLISH
+    decimal_comma = len(_COMMA_VOTES.findall(text)) > len(_POINT_VOTES.findall(text))
+    day_votes = month_votes = 0
+    for first, second in _SLASH_DATE.findall(text):
+        day_votes += int(first) > 12 >= int(second)
+        month_votes += int(second) > 12 >= int(first)
+    if day_votes == month_votes:
+        day_first = decimal_comma or bool(_DOTTED_DATE.search(text) or _DAY_FIRST_HINTS.search(text))
+    else:
+        day_first = day_votes > month_votes
+    years = Counter(_YEAR.findall(text))
+    year = int(years.most_common(1)[0][0]) if years else None
+    return Reading(decimal_comma, day_first, year)
+
+
+def parse_number(raw: str, decimal_comma: bool) -> Decimal | None:
+    """The value of a written number: ``"1.850,00"`` -> 1850.00, ``"2 450"`` -> 2450, ``"1.500"`` by the reading.
+
+    A spelling that says its own decimal mark (both marks, several of one, or a mark not
+    followed by three digits) is read that way whatever the reading; ``1,500`` and ``1.500`` are
+    read by ``decimal_comma``.
+    """
+    digits = re.sub(r"[ \u00a0\u202f'’]", "", raw)
+    comma, point = digits.rfind(","), digits.rfind(".")
+    if comma != -1 and point != -1:
+        mark = "," if comma > point else "."
+    elif comma == -1 and point == -1:
+        mark = None
+    else:
+        mark = "," if comma != -1 else "."
+        groups = digits.split(mark)
+        grouped = len(groups[0]) <= 3 and all(len(g) == 3 for g in groups[1:])
+        if len(groups) > 2 or (grouped and decimal_comma == (mark == ".")):
+            digits = digits.replace(mark, "") if grouped else ""  # the mark groups thousands
+            mark = None
+    if mark is not None:
+        group = "." if mark == "," else ","
+        whole, _, fraction = digits.rpartition(mark)
+        digits = whole.replace(group, "") + "." + fraction
+    try:
+        return Decimal(digits)
+    except InvalidOperation:
+        return None
+
+
+def plain_number(value: Decimal) -> str:
+    """``Decimal("1850.00")`` -> ``"1850"``, ``Decimal("9.50")`` -> ``"9.5"``: no exponent, no trailing zeros."""
+    text = f"{value:f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text or "0"

@@ -1,0 +1,88 @@
+"""Canonical atom values: the same fact gives the same token however a rewrite spells it (docs/constraints.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from handoff.analysis.constraints import extract_constraints, lost_constraints
+from handoff.analysis.constraints.reading import Reading, parse_number, read_text
+
+
+def _atoms(text: str) -> list[str]:
+    return [t for t in extract_constraints(text) if not t.startswith(("negation:", "qualifier:"))]
+
+
+@pytest.mark.parametrize(
+    ("upstream", "downstream"),
+    [
+        # German and French number formats, then the same facts written the US way.
+        (
+            "Dosis 437,5 mg; Thrombozyten >= 150.000/µl; Gewicht 81,2 kg; Gebühr 2,5 %",
+            "dose 437.5 mg; platelets >= 150,000/µL; weight 81.2 kg; fee 2.5%",
+        ),
+        ("Fret maritime : 3 725,40 USD, frais 1 240,00 €", "Ocean freight: USD 3,725.40, fees EUR 1,240.00"),
+        ("Betrag EUR 27.315,75 bis 14.07.2026", "amount €27,315.75 by July 14, 2026"),
+        # Day-first and month-first dates, told apart by the text's other dates.
+        ("window 04/05/2026 to 28/05/2026", "window 05/04/2026 to 05/28/2026"),
+        ("Liefertermin 7. August 2026", "delivery on 7 August 2026"),
+        ("vence el 9 de octubre de 2026", "due 2026-10-09"),
+        ("le 3 février 2027", "on Feb 3, 2027"),
+        # A date without its year is in the year the text is about.
+        ("Audit on 21 September 2026; report by 2 October 2026", "Audit 2026-09-21, report due October 2"),
+        # Clock times with a stated zone are the same instant in any zone.
+        ("cut-over at 07:15 UTC", "cut-over at 08:15 CET"),
+        ("call at 3:30 pm EST", "call at 20:30Z"),
+        ("enlèvement 09h00-11h30", "pick-up 9:00 am-11:30 am"),
+    ],
+)
+def test_reformatted_atoms_give_the_same_tokens(upstream, downstream):
+    """A locale reformat, a date order change or a zone conversion keeps every atomic token."""
+    assert _atoms(upstream) == _atoms(downstream)
+    assert _atoms(upstream)
+
+
+def test_ambiguous_numbers_are_read_by_the_text_s_decimal_mark():
+    """``1.500`` is fifteen hundred in a text with decimal commas and one and a half in one with decimal points."""
+    assert "number:1500" in _atoms("Neutrophile mindestens 1.500/µl, Kreatinin 0,9 mg/dl")
+    assert "number:1.5" in _atoms("ratio above 1.500 and temperature 36.6")
+    assert parse_number("1.850,00", decimal_comma=False) == parse_number("1,850.00", decimal_comma=True)
+
+
+def test_text_reading_votes_on_unambiguous_spellings():
+    """The reading follows the spellings that say their own convention, and names the text's year."""
+    assert read_text("Start 11.03.2026, Dosis 612,5 mg") == Reading(decimal_comma=True, day_first=True, year=2026)
+    assert read_text("Invoice of $2,450.00 due 03/31/2026") == Reading(decimal_comma=False, day_first=False, year=2026)
+    assert read_text("") == Reading()
+
+
+def test_different_facts_keep_different_tokens():
+    """Reformatting rules do not merge different values: another date, zone, currency or day count stays a loss."""
+    assert lost_constraints("due 04/05/2026 (and 28/05/2026)", "due 2026-04-05 (and 2026-05-28)")[0].token == (
+        "date:2026-05-04"
+    )
+    assert [c.token for c in lost_constraints("at 09:00 UTC", "at 09:00 CET")] == ["time:09:00Z"]
+    assert [c.token for c in lost_constraints("fee €1,500", "fee $1,500")] == ["money:EUR1500.00"]
+    assert [c.token for c in lost_constraints("reply in 10 business days", "reply in 10 days")] == [
+        "unit:10 business days"
+    ]
+
+
+def test_layout_is_not_a_constraint():
+    """Chat stamps, e-mail header dates and attribution lines, and page stamps give no tokens."""
+    transcript = "[09:41] Dana (Ops): restart the worker\n[Tue 09:43] Lee: done, page 2 of 9 of the runbook"
+    assert _atoms(transcript) == []
+    mail = (
+        "Date: Wed, 8 Apr 2026 16:20 +0200\n"
+        "Sent: Tuesday, 7 April 2026 09:02\n"
+        "> On Mon, 6 Apr 2026 at 18:11, Sam Ortiz <sam@example.org> wrote:\n"
+        "> please ship on 2026-04-20"
+    )
+    assert _atoms(mail) == ["date:2026-04-20"]
+    assert _atoms("Date: 2026-04-15\nTotal: 3 pallets") == ["date:2026-04-15", "unit:3 pallets"]
+
+
+def test_field_names_are_not_identifiers():
+    """Keys, enum values and columns without digits are not constraints; an identifier with digits still is."""
+    payload = '{"refund_status": "in_review", "ticket_ref": "sup_88213_eu", "due_date": "2026-05-02"}'
+    assert _atoms(payload) == ["date:2026-05-02", "id:sup_88213_eu"]
+    assert _atoms("order_id,ship_date,qty\nPO-7731,2026-05-03,12") == ["date:2026-05-03", "id:PO-7731", "number:12"]
