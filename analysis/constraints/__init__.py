@@ -14,7 +14,8 @@ are canonical, so a faithful reformat keeps its tokens: numbers in any locale's 
 (``1.500,5`` in a text with decimal commas = ``1,500.5``), dates in any order or language
 (``11.03.2026`` = ``March 11, 2026`` = ``11 de marzo de 2026``; a date without its year takes the
 text's year), clock times with a zone as UTC (``10:00 CET`` = ``09:00 UTC`` -> ``time:09:00Z``),
-amounts with their currency (``1 180,00 €`` = ``EUR 1,180.00`` -> ``money:EUR1180.00``). Layout
+amounts with their currency (``1 180,00 €`` = ``EUR 1,180.00`` -> ``money:EUR1180.00``),
+quantities in their dimension's base unit (``1.5 h`` = ``90 min`` -> ``unit:90 min``). Layout
 is not read (chat stamps, e-mail header dates, page stamps), nor are field names (snake_case words
 without digits). Atomic constraints (everything but negations and qualifiers) never overlap: the
 digits of a date, an amount or an identifier do not also count as a bare number. Negations and
@@ -26,6 +27,7 @@ Tokens change meaning only with :data:`CONSTRAINTS_VERSION`, which the writer st
 Modules, in the order a text goes through them: :mod:`~handoff.analysis.constraints.vocabulary`
 (the words and spellings), :mod:`~handoff.analysis.constraints.reading` (the text's decimal mark,
 date order and year), :mod:`~handoff.analysis.constraints.layout` (what is layout, not fact),
+:mod:`~handoff.analysis.constraints.quantities` (units, by pint),
 :mod:`~handoff.analysis.constraints.extractors` (one regex and
 builder per way of writing an atom), :mod:`~handoff.analysis.constraints.windows` (where to
 look), :mod:`~handoff.analysis.constraints.phrases` (negations and qualifiers),

@@ -12,10 +12,12 @@ import re
 from collections.abc import Callable
 from datetime import date
 
+from handoff.analysis.constraints.quantities import canonical_quantity
 from handoff.analysis.constraints.reading import Reading, parse_number, plain_number
 from handoff.analysis.constraints.tokens import Found, make_found
 from handoff.analysis.constraints.vocabulary import (
     ARTICLES,
+    BASIS_POINTS,
     CLAUSE_KINDS,
     CLAUSE_REF,
     CURRENCY_CODES,
@@ -168,11 +170,19 @@ def _clause_bare(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
 
 
 def _unit(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
-    value = _number(m["num"], reading)
-    if value is None:
+    """A quantity: converted to its dimension's base unit where pint knows the unit, else counted in its noun."""
+    amount = parse_number(m["num"], reading.decimal_comma)
+    if amount is None:
         return []
-    singular, plural = UNIT_FORMS[m["unit"]]
-    return [make_found("unit", f"{value} {singular if value == '1' else plural}", m.start(), m.end())]
+    spelling = m["unit"]
+    value = canonical_quantity(amount, spelling)
+    if value is None and UNIT_FORMS[spelling][0] == "percentage point":
+        value = f"{plain_number(amount / 100 if spelling in BASIS_POINTS else amount)} pp"
+    if value is None:
+        number = plain_number(amount)
+        singular, plural = UNIT_FORMS[spelling]
+        value = f"{number} {singular if number == '1' else plural}"
+    return [make_found("unit", value, m.start(), m.end())]
 
 
 def _id_hex(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
@@ -259,7 +269,7 @@ def _quantity_pattern(num: str) -> re.Pattern[str]:
     """A number, then what it counts: a percent sign or word, or a unit (maybe after one adjective)."""
     return re.compile(
         rf"(?P<num>{num})(?:\s?(?P<pct>%|(?i:percent|per\s?cent|pct|prozent|pour\s?cent|por\s?ciento)\b)"
-        rf"|(?:[\s-]?|[\s-](?!(?:{'|'.join(sorted(STOP_WORDS | FILLER_WORDS | ARTICLES))})\b)[a-z]+[\s-])"
+        rf"|(?:(?:[ \t\u00a0-]|\r?\n(?![°ºµLW]))?|[\s-](?!(?:{'|'.join(sorted(STOP_WORDS | FILLER_WORDS | ARTICLES))})\b)[a-z]+[\s-])"
         rf"(?P<unit>{UNIT_ALT})(?![\w]))?"
     )
 

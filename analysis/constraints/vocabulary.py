@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from handoff.analysis.constraints.quantities import PINT_UNITS
+
 # Patterns start with a character class, then check the character before it with a
 # two-character lookbehind: a leading class lets `re` skip ahead quickly, which keeps
 # extraction fast on prose.
@@ -132,39 +134,16 @@ for _singular, _plural, *_aliases in (
     ("worker", "workers"),
     ("pallet", "pallets"),
     ("shipment", "shipments"),
-    ("business day", "business days"),
-    ("working day", "working days"),
-    ("calendar day", "calendar days"),
-    ("day", "days"),
-    ("week", "weeks", "wk", "wks"),
-    ("month", "months"),
-    ("year", "years", "yr", "yrs"),
-    ("hour", "hours", "hr", "hrs"),
-    ("minute", "minutes", "min", "mins"),
-    ("second", "seconds", "sec", "secs"),
-    ("basis point", "basis points", "bp", "bps"),
 ):
     _add_units(_singular, _plural, *_aliases)
-for _symbol, *_aliases in (
-    ("kg", "kilogram", "kilograms", "kilos"),
-    ("g", "gram", "grams"),
-    ("mg", "milligram", "milligrams"),
-    ("lb", "lbs", "pound", "pounds"),
-    ("km", "kilometer", "kilometers", "kilometre", "kilometres"),
-    ("cm", "centimeter", "centimeters"),
-    ("mm", "millimeter", "millimeters"),
-    ("ms", "millisecond", "milliseconds"),
-    ("KB",),
-    ("MB", "megabyte", "megabytes"),
-    ("GB", "gigabyte", "gigabytes"),
-    ("TB", "terabyte", "terabytes"),
-    ("KiB",),
-    ("MiB",),
-    ("GiB",),
-    ("bytes", "byte"),
-):
-    _add_units(_symbol, _symbol, *_aliases)
-UNIT_ALT = "|".join(sorted((re.escape(u) for u in UNIT_FORMS), key=len, reverse=True))
+# Business days are their own unit, never days (docs/constraints.md); basis points are read as
+# percentage points.
+_add_units("business day", "business days", "working day", "working days", "Werktag", "Werktage", "Arbeitstage")
+_add_units("percentage point", "percentage points", "pp", "basis point", "basis points", "bp", "bps")
+BASIS_POINTS = frozenset(("basis point", "basis points", "bp", "bps"))
+# Units pint converts (durations, masses, lengths, data, …): their spellings match too.
+UNITS = sorted({*UNIT_FORMS, *PINT_UNITS}, key=len, reverse=True)
+UNIT_ALT = "|".join(re.escape(u) for u in UNITS)
 
 # Words that end a negation's or qualifier's object once it has a content word.
 STOP_WORDS = frozenset(

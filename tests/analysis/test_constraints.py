@@ -84,7 +84,7 @@ def test_version_and_classes_are_the_stored_contract():
         ),
         (
             "340 lines, 2,200 tokens, 15 kg, 30 days, 1 day",
-            ["unit:1 day", "unit:15 kg", "unit:2200 tokens", "unit:30 days", "unit:340 lines"],
+            ["unit:1 d", "unit:15 kg", "unit:2200 tokens", "unit:30 d", "unit:340 lines"],
         ),
         ("a 2,200-token report, 340 billable lines, 200ms", ["unit:200 ms", "unit:2200 tokens", "unit:340 lines"]),
     ],

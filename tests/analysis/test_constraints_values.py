@@ -86,3 +86,35 @@ def test_field_names_are_not_identifiers():
     payload = '{"refund_status": "in_review", "ticket_ref": "sup_88213_eu", "due_date": "2026-05-02"}'
     assert _atoms(payload) == ["date:2026-05-02", "id:sup_88213_eu"]
     assert _atoms("order_id,ship_date,qty\nPO-7731,2026-05-03,12") == ["date:2026-05-03", "id:PO-7731", "number:12"]
+
+
+@pytest.mark.parametrize(
+    ("upstream", "downstream"),
+    [
+        ("infuse over 45 min", "infuse over 0.75 h"),
+        ("a 14-day grace period", "a grace period of 2 weeks"),
+        ("limit 3 GiB", "limit 3072 MiB"),
+        ("route of 2.5 km", "route of 2,500 m"),
+        ("max 1.2 g per day", "max 1,200 mg per day"),
+        ("store at 20 °C", "store at 68 °F"),
+        ("crate of 1,370 kg", "crate of 3,020 lb"),
+        ("Frist 15 Tage", "deadline 15 days"),
+        ("spread of 50 bp", "spread of 0.5 percentage points"),
+        ("retain 2 years", "retain 24 months"),
+    ],
+)
+def test_converted_quantities_give_the_same_token(upstream, downstream):
+    """A quantity converted within its dimension (pint), rounded as a reader accepts, keeps its token."""
+    assert [t for t in _atoms(upstream) if t.startswith("unit:")] == [
+        t for t in _atoms(downstream) if t.startswith("unit:")
+    ]
+    assert any(t.startswith("unit:") for t in _atoms(upstream))
+
+
+def test_different_quantities_stay_different():
+    """Business days are not days or weeks, a month is not 30 days, and 1.8 mg is not 2 mg."""
+    assert _atoms("within 10 business days") != _atoms("within 2 weeks")
+    assert _atoms("within 10 working days") == _atoms("within 10 business days")
+    assert _atoms("renew after 1 month") != _atoms("renew after 30 days")
+    assert _atoms("dose 1.8 mg") != _atoms("dose 2 mg")
+    assert _atoms("5 kVA") != _atoms("5 kW")

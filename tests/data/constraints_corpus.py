@@ -475,7 +475,7 @@ CASES: list[dict] = [
         "latency-thresholds-dropped",
         "If p99 latency exceeds 800 ms for 10 minutes, page the on-call engineer.",
         "If latency is high, page the on-call engineer.",
-        unit=["unit:800 ms", "unit:10 minutes"],
+        unit=["unit:800 ms", "unit:10 min"],
     ),
     _case(
         "region-dropped",
@@ -517,7 +517,7 @@ CASES: list[dict] = [
         "replication-lag-bound-dropped",
         "Failover to the standby only after confirming replication lag is below 5 seconds.",
         "Failover to the standby after confirming replication lag.",
-        unit=["unit:5 seconds"],
+        unit=["unit:5 s"],
     ),
     _case(
         "restart-negation-dropped",
@@ -529,7 +529,7 @@ CASES: list[dict] = [
         "escalation-window-dropped",
         "Escalate incidents with severity SEV-1 within 15 minutes to incident-commander.",
         "Escalate SEV-1 incidents to incident-commander.",
-        unit=["unit:15 minutes"],
+        unit=["unit:15 min"],
         qualifier=["qualifier:within 15 minutes"],
     ),
     _case(
@@ -548,7 +548,7 @@ CASES: list[dict] = [
         "container-memory-dropped",
         "Each container gets 512 MB of memory and 2 workers.",
         "Each container gets 2 workers.",
-        unit=["unit:512 MB"],
+        unit=["unit:512000000 B"],
     ),
     _case(
         "customs-hold-dropped",

@@ -1,0 +1,167 @@
+"""Quantities with a physical, time or data unit as one canonical value, by way of `pint`.
+
+``90 min``, ``1.5 h`` and ``an hour and a half`` are the same duration; ``1,850 kg`` and ``4,079 lb``
+the same mass. :func:`canonical_quantity` converts a value and a unit spelling to the base unit
+of its dimension (s, kg, m, °C, L, N, B, …) and rounds it to three significant digits, which is
+the rounding a reader accepts as a restatement ("5 km" ≈ "3.1 miles", "2.40 m" ≈ "94.5 in"):
+``unit:1850 kg``, ``unit:2.4 m``. Durations and data sizes convert exactly instead: a duration in
+the largest of d, h, min, s that holds it whole (``90 min`` = ``1.5 h`` -> ``unit:90 min``,
+``5 weeks`` = ``35 days`` -> ``unit:35 d``), months and years in months (``1 year`` -> ``unit:12
+months``), data in bytes (``2 GiB`` = ``2048 MiB`` -> ``unit:2147483648 B``). Business days are
+their own unit (``unit:10 business days``), never days; counted things (lines, replicas, pallets)
+keep their noun.
+
+`pint` is imported on the first conversion; each unit's scale to its base is computed once.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from functools import cache
+from typing import Any
+
+from handoff.analysis.constraints.reading import plain_number
+
+# Spellings -> pint unit names. Each dimension is written in the unit its value is given in.
+PINT_UNITS: dict[str, str] = {}
+for _unit, *_spellings in (
+    ("millisecond", "ms", "msec", "millisecond", "milliseconds"),
+    (
+        "second",
+        "s",
+        "sec",
+        "secs",
+        "second",
+        "seconds",
+        "Sekunde",
+        "Sekunden",
+        "segundo",
+        "segundos",
+        "seconde",
+        "secondes",
+    ),
+    ("minute", "min", "mins", "minute", "minutes", "Minute", "Minuten", "minuto", "minutos"),
+    ("hour", "h", "hr", "hrs", "hour", "hours", "Stunde", "Stunden", "hora", "horas", "heure", "heures"),
+    ("day", "day", "days", "calendar day", "calendar days", "Tag", "Tage", "Tagen", "día", "días", "jour", "jours"),
+    ("week", "wk", "wks", "week", "weeks", "Woche", "Wochen", "semana", "semanas", "semaine", "semaines"),
+    ("month", "month", "months", "Monat", "Monate", "Monaten", "mes", "meses", "mois"),
+    ("year", "yr", "yrs", "year", "years", "Jahr", "Jahre", "Jahren", "año", "años", "ans"),
+    ("microgram", "µg", "mcg", "microgram", "micrograms"),
+    ("milligram", "mg", "milligram", "milligrams"),
+    ("gram", "g", "gram", "grams", "Gramm"),
+    ("kilogram", "kg", "kilogram", "kilograms", "kilos", "Kilogramm"),
+    ("metric_ton", "t", "tonne", "tonnes", "metric ton", "metric tons"),
+    ("pound", "lb", "lbs", "pound", "pounds"),
+    ("ounce", "oz", "ounce", "ounces"),
+    ("millimeter", "mm", "millimeter", "millimeters", "millimetre", "millimetres"),
+    ("centimeter", "cm", "centimeter", "centimeters", "centimetre", "centimetres"),
+    ("meter", "m", "meter", "meters", "metre", "metres"),
+    ("kilometer", "km", "kilometer", "kilometers", "kilometre", "kilometres"),
+    ("inch", "inch", "inches"),
+    ("foot", "ft", "foot", "feet"),
+    ("mile", "mi", "mile", "miles"),
+    ("milliliter", "ml", "mL", "milliliter", "milliliters", "millilitre", "millilitres"),
+    ("liter", "l", "L", "liter", "liters", "litre", "litres"),
+    ("gallon", "gal", "gallon", "gallons"),
+    ("degree_Celsius", "°C", "ºC", "degC"),
+    ("degree_Fahrenheit", "°F", "ºF", "degF"),
+    ("newton", "N"),
+    ("dekanewton", "daN"),
+    ("kilonewton", "kN"),
+    ("force_pound", "lbf"),
+    ("kilometer_per_hour", "km/h", "kph"),
+    ("mile_per_hour", "mph"),
+    ("watt", "W"),
+    ("kilowatt", "kW"),
+    ("megawatt", "MW"),
+    ("kilowatt_hour", "kWh"),
+    ("megawatt_hour", "MWh"),
+    ("kilovolt_ampere", "kVA"),
+    ("byte", "bytes", "byte", "B"),
+    ("kilobyte", "KB", "kB"),
+    ("megabyte", "MB", "megabyte", "megabytes"),
+    ("gigabyte", "GB", "gigabyte", "gigabytes"),
+    ("terabyte", "TB", "terabyte", "terabytes"),
+    ("kibibyte", "KiB", "Ki"),
+    ("mebibyte", "MiB", "Mi"),
+    ("gibibyte", "GiB", "Gi"),
+    ("tebibyte", "TiB", "Ti"),
+):
+    for _spelling in _spellings:
+        PINT_UNITS[_spelling] = _unit
+
+# The unit each dimension is written in, and its symbol in a token.
+_BASES = {
+    "second": "s",
+    "kilogram": "kg",
+    "meter": "m",
+    "liter": "L",
+    "newton": "N",
+    "kilometer_per_hour": "km/h",
+    "watt": "W",
+    "kilowatt_hour": "kWh",
+}
+_SIGNIFICANT = 3
+
+
+@cache
+def _registry() -> Any:
+    import pint
+
+    return pint.UnitRegistry()
+
+
+@cache
+def _scale(unit: str) -> tuple[str, float] | None:
+    """``(base symbol, factor)`` of a pint unit: ``"minute"`` -> ``("s", 60.0)``; None for temperatures."""
+    registry = _registry()
+    if unit.endswith("byte"):
+        return "B", registry.Quantity(1, unit).to("byte").magnitude
+    if unit.endswith("volt_ampere"):  # apparent power has the dimension of watts but is not real power
+        return "VA", registry.Quantity(1, unit).to("volt_ampere").magnitude
+    quantity = registry.Quantity(1, unit)
+    if quantity.dimensionality == registry.Quantity(1, "kelvin").dimensionality:
+        return None
+    base = next(base for base in _BASES if registry.Quantity(1, base).dimensionality == quantity.dimensionality)
+    return _BASES[base], quantity.to(base).magnitude
+
+
+def canonical_quantity(value: Decimal, spelling: str) -> str | None:
+    """``(Decimal("90"), "min")`` -> ``"90 min"``, ``(Decimal("1.5"), "h")`` too; None when pint does not convert ``spelling``."""
+    unit = PINT_UNITS.get(spelling)
+    if unit is None:
+        return None
+    if unit in _CALENDAR:
+        return _count(value * _CALENDAR[unit], "month", "months")
+    scale = _scale(unit)
+    if scale is None:
+        return f"{_round(_registry().Quantity(float(value), unit).to('degree_Celsius').magnitude)} °C"
+    symbol, factor = scale
+    if symbol == "s":
+        return _duration(value * Decimal(repr(factor)))
+    if symbol == "B":
+        return f"{plain_number((value * Decimal(repr(factor))).quantize(Decimal(1)))} B"
+    return f"{_round(float(value) * factor)} {symbol}"
+
+
+def _duration(seconds: Decimal) -> str:
+    """Exact seconds in the largest of d, h, min, s, ms that holds them whole: ``5 weeks`` and ``35 days`` -> ``35 d``."""
+    for size, symbol in ((86400, "d"), (3600, "h"), (60, "min")):
+        if seconds and seconds % size == 0:
+            return f"{plain_number(seconds / size)} {symbol}"
+    if seconds % 1 and (seconds * 1000) % 1 == 0:
+        return f"{plain_number(seconds * 1000)} ms"
+    return f"{plain_number(seconds)} s"
+
+
+def _count(value: Decimal, singular: str, plural: str) -> str:
+    number = plain_number(value)
+    return f"{number} {singular if number == '1' else plural}"
+
+
+def _round(magnitude: float) -> str:
+    return plain_number(Decimal(f"{magnitude:.{_SIGNIFICANT}g}"))
+
+
+# Months and years are not a whole number of days: they are compared in months.
+_CALENDAR = {"month": Decimal(1), "year": Decimal(12)}
