@@ -37,16 +37,17 @@ SIDES = (("in", "input"), ("out", "output"))
 
 
 def paragraph_tokens() -> Callable[[str], list[str]]:
-    """Return the function giving a stored text's constraint tokens: :func:`extract_constraints`.
+    """Return the function giving a stored text's constraint tokens: :func:`stored_tokens` (its
+    :func:`extract_constraints` and its ``terms``).
 
     Prompts repeat lines, paragraphs and table cells across handoffs and runs; extraction itself
     remembers each distinct piece a text can be cut into without changing its tokens (a bounded
     cache shared by threads), so the writer gets exactly the whole text's tokens at the cost of
     its new pieces only.
     """
-    from handoff.analysis.constraints import extract_constraints
+    from handoff.analysis.constraints import stored_tokens
 
-    return extract_constraints
+    return stored_tokens
 
 
 @dataclass

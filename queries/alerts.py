@@ -20,7 +20,7 @@ from typing import Any
 import duckdb
 
 from handoff.queries.db import query
-from handoff.queries.edges import edges_since_sql, handoffs_since_sql, lost_in_step_sql, partition_floor
+from handoff.queries.edges import edges_since_sql, handoffs_since_sql, partition_floor
 
 DEFAULT_MAX_RATIO = 0.25
 DEFAULT_MIN_BYTES = 1024
@@ -70,7 +70,7 @@ def _transform_alerts(
     limit, limit_params = _limit_sql("to_step", max_ratio, step_ratios)
     sql = f"""
         SELECT run_id, handoff_id, ts, from_step, to_step, input_bytes, output_bytes,
-               output_bytes / input_bytes AS ratio, {lost_in_step_sql()} AS lost
+               output_bytes / input_bytes AS ratio, input_constraints AS up, output_constraints AS down
         FROM {handoffs_since_sql()}
         WHERE kind = 'transform' AND status = 'ok' AND ts >= ?
           AND input_bytes >= ? AND input_bytes > 0 AND output_bytes / input_bytes < {limit}
@@ -82,7 +82,7 @@ def _transform_alerts(
 def _edge_alerts(con, start: datetime, max_ratio: float, min_bytes: int, step_ratios: dict[str, float]) -> list[Alert]:
     limit, limit_params = _limit_sql("to_step", max_ratio, step_ratios)
     sql = f"""
-        SELECT run_id, handoff_id, parent_handoff_id, ts, from_step, to_step, lost,
+        SELECT run_id, handoff_id, parent_handoff_id, ts, from_step, to_step, upstream AS up, downstream AS down,
                parent_output_bytes, child_input_bytes, size_ratio AS ratio
         FROM {edges_since_sql()}
         WHERE ts >= ? AND parent_output_bytes >= ? AND parent_output_bytes > 0
@@ -96,7 +96,9 @@ def _edge_alerts(con, start: datetime, max_ratio: float, min_bytes: int, step_ra
 
 
 def _alert(row: dict[str, Any], check: str, parent: str | None, input_bytes: int, output_bytes: int) -> Alert:
-    lost = tuple(row["lost"] or ())
+    from handoff.analysis.constraints import lost_tokens
+
+    lost = tuple(lost_tokens(row["up"] or (), row["down"] or ()))
     return Alert(
         run_id=row["run_id"],
         handoff_id=row["handoff_id"],

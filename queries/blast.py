@@ -21,7 +21,7 @@ import duckdb
 
 from handoff.errors import HandoffNotFound, RunNotFound
 from handoff.queries.db import check_expression, deduped_sql, query
-from handoff.queries.edges import edges_since_sql, lost_in_step_sql, partition_floor
+from handoff.queries.edges import edges_since_sql, partition_floor
 from handoff.queries.runs import run_window
 
 #: Attributes a signature can also require to be equal: option name -> handoffs column.
@@ -53,7 +53,7 @@ def _seed(con: duckdb.DuckDBPyConnection, run_id: str, handoff_id: str) -> dict[
     window, window_params = run_window(run_id, None)
     rows = query(
         con,
-        f"SELECT *, {lost_in_step_sql()} AS step_lost FROM ({deduped_sql('handoffs', 'run_id = ? AND handoff_id = ? AND ' + window)})",
+        f"SELECT * FROM ({deduped_sql('handoffs', 'run_id = ? AND handoff_id = ? AND ' + window)})",
         [run_id, handoff_id, *window_params],
     )
     if rows:
@@ -64,12 +64,16 @@ def _seed(con: duckdb.DuckDBPyConnection, run_id: str, handoff_id: str) -> dict[
 
 
 def _edge_lost(con: duckdb.DuckDBPyConnection, run_id: str, handoff_id: str) -> tuple[str | None, list[str]]:
+    """The parent step and lost tokens of the edge into ``handoff_id`` that lost the most."""
+    from handoff.analysis.constraints import lost_tokens
+
     rows = query(
         con,
-        "SELECT from_step, lost FROM edges WHERE run_id = ? AND handoff_id = ? ORDER BY len(lost) DESC, parent_handoff_id",
+        "SELECT from_step, upstream, downstream FROM edges WHERE run_id = ? AND handoff_id = ? ORDER BY parent_handoff_id",
         [run_id, handoff_id],
     )
-    return (rows[0]["from_step"], list(rows[0]["lost"])) if rows else (None, [])
+    edges = [(row["from_step"], lost_tokens(row["upstream"], row["downstream"])) for row in rows]
+    return max(edges, key=lambda edge: len(edge[1]), default=(None, []))
 
 
 def derive_signature(
@@ -85,10 +89,16 @@ def derive_signature(
 
     ``where`` must be one SQL expression (``QueryError`` otherwise): it is spliced into the search.
     """
+    from handoff.analysis.constraints import lost_tokens
+
     if where is not None:
         check_expression(where)
     seed = _seed(con, run_id, handoff_id)
-    step_lost = list(seed["step_lost"] or []) if seed["kind"] == "transform" else []
+    step_lost = (
+        lost_tokens(seed["input_constraints"] or (), seed["output_constraints"] or ())
+        if seed["kind"] == "transform"
+        else []
+    )
     edge_from, edge_lost = _edge_lost(con, run_id, handoff_id)
     if step_lost or (seed["kind"] == "transform" and tokens and not edge_lost):
         scope, from_step, lost = "step", seed["from_step"], step_lost

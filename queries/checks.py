@@ -105,18 +105,23 @@ def registered_checks() -> list[Check]:
     return list(_REGISTRY.values())
 
 
+def _constraint_outcome(upstream: list[str] | None, downstream: list[str] | None) -> Outcome:
+    """Pass, or fail with what :func:`~handoff.analysis.constraints.compare_constraints` found lost."""
+    from handoff.analysis.constraints import TERMS_CLASS, lost_tokens
+
+    lost = tuple(lost_tokens(upstream or (), downstream or ()))
+    total = len({token for token in upstream or () if not token.startswith(TERMS_CLASS + ":")})
+    return Outcome(not lost, lost, f"lost {len(lost)} of {total} constraints" if lost else "")
+
+
 def _edge_constraints(edge: dict[str, Any]) -> Outcome:
-    lost = tuple(edge["lost"] or ())
-    return Outcome(not lost, lost, f"lost {len(lost)} of {len(edge['upstream'] or ())} constraints" if lost else "")
+    return _constraint_outcome(edge["upstream"], edge["downstream"])
 
 
 def _transform_constraints(handoff: dict[str, Any]) -> Outcome | None:
     if handoff["kind"] != "transform" or handoff["status"] != "ok":
         return None
-    kept = set(handoff["output_constraints"] or ())
-    carried = handoff["input_constraints"] or ()
-    lost = tuple(sorted({token for token in carried if token not in kept}))
-    return Outcome(not lost, lost, f"lost {len(lost)} of {len(set(carried))} constraints" if lost else "")
+    return _constraint_outcome(handoff["input_constraints"], handoff["output_constraints"])
 
 
 def verifier_broken(handoff: dict[str, Any]) -> Outcome | None:

@@ -10,8 +10,10 @@ Columns: ``run_id``, ``parent_handoff_id``, ``handoff_id``, ``seq``, ``ts``, ``f
 step that produced the output), ``to_step`` (the step that received it), ``kind`` (of the
 child), ``parent_output_bytes``, ``child_input_bytes``, ``size_ratio`` (child input / parent
 output), ``parent_output_tokens``, ``child_input_tokens``, ``token_ratio``, ``upstream``
-and ``downstream`` (constraint tokens), ``lost`` (in the parent output, absent from the child
-input), ``gained`` (the reverse), ``digests_equal``, ``parent_output_sha256``,
+and ``downstream`` (constraint tokens), ``lost`` (tokens of the parent output absent from the child
+input, spelling for spelling: the ``edge-constraints`` check compares them by meaning with
+:func:`~handoff.analysis.constraints.compare_constraints`), ``gained`` (the reverse; neither
+lists the ``terms`` token), ``digests_equal``, ``parent_output_sha256``,
 ``child_input_sha256``, ``model``, ``template``, ``prompt_pack`` (of the child), ``tier`` and ``dt`` (the child's day partition).
 """
 
@@ -78,9 +80,9 @@ SELECT
     coalesce(p.output_constraints, []) AS upstream,
     coalesce(c.input_constraints, []) AS downstream,
     list_sort(list_filter(coalesce(p.output_constraints, []),
-        lambda t: NOT list_contains(coalesce(c.input_constraints, []), t))) AS lost,
+        lambda t: NOT starts_with(t, 'terms:') AND NOT list_contains(coalesce(c.input_constraints, []), t))) AS lost,
     list_sort(list_filter(coalesce(c.input_constraints, []),
-        lambda t: NOT list_contains(coalesce(p.output_constraints, []), t))) AS gained,
+        lambda t: NOT starts_with(t, 'terms:') AND NOT list_contains(coalesce(p.output_constraints, []), t))) AS gained,
     p.output_sha256 = c.input_sha256 AS digests_equal,
     p.output_sha256 AS parent_output_sha256,
     c.input_sha256 AS child_input_sha256,
@@ -129,12 +131,3 @@ def edges_over_sql(source: str) -> str:
 def partition_floor(start: datetime) -> date:
     """The first day partition a window from ``start`` reads: the day before, so parents recorded before midnight join."""
     return start.astimezone(timezone.utc).date() - timedelta(days=1)
-
-
-def lost_in_step_sql(alias: str = "") -> str:
-    """SQL for the tokens a handoff's own input carried and its output did not (sorted)."""
-    prefix = f"{alias}." if alias else ""
-    return (
-        f"list_sort(list_filter(coalesce({prefix}input_constraints, []), "
-        f"lambda t: NOT list_contains(coalesce({prefix}output_constraints, []), t)))"
-    )

@@ -38,6 +38,14 @@ look), :mod:`~handoff.analysis.constraints.phrases` (negations and qualifiers),
 
 from __future__ import annotations
 
+from handoff.analysis.constraints.compare import (
+    Finding,
+    compare_constraints,
+    find_written,
+    lost_tokens,
+    stored_tokens,
+)
+from handoff.analysis.constraints.meaning import TERMS_CLASS
 from handoff.analysis.constraints.scanner import (
     diff_tokens,
     extract_constraints,
@@ -54,8 +62,14 @@ __all__ = [
     "CONSTRAINTS_VERSION",
     "CONSTRAINT_CLASSES",
     "Constraint",
+    "Finding",
+    "TERMS_CLASS",
+    "compare_constraints",
     "diff_tokens",
     "extract_constraints",
     "find_constraints",
+    "find_written",
     "lost_constraints",
+    "lost_tokens",
+    "stored_tokens",
 ]

@@ -363,13 +363,15 @@ SELECT
   ARRAY_SORT(
     FILTER(
       COALESCE(p.output_constraints, ARRAY()),
-      t -> NOT ARRAY_CONTAINS(COALESCE(c.input_constraints, ARRAY()), t)
+      t -> NOT STARTSWITH(t, 'terms:')
+      AND NOT ARRAY_CONTAINS(COALESCE(c.input_constraints, ARRAY()), t)
     )
   ) AS lost,
   ARRAY_SORT(
     FILTER(
       COALESCE(c.input_constraints, ARRAY()),
-      t -> NOT ARRAY_CONTAINS(COALESCE(p.output_constraints, ARRAY()), t)
+      t -> NOT STARTSWITH(t, 'terms:')
+      AND NOT ARRAY_CONTAINS(COALESCE(p.output_constraints, ARRAY()), t)
     )
   ) AS gained,
   p.output_sha256 = c.input_sha256 AS digests_equal,

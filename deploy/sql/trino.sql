@@ -393,13 +393,15 @@ SELECT
   ARRAY_SORT(
     FILTER(
       COALESCE(p.output_constraints, ARRAY[]),
-      t -> NOT CONTAINS(COALESCE(c.input_constraints, ARRAY[]), t)
+      t -> NOT STARTS_WITH(t, 'terms:')
+      AND NOT CONTAINS(COALESCE(c.input_constraints, ARRAY[]), t)
     )
   ) AS lost,
   ARRAY_SORT(
     FILTER(
       COALESCE(c.input_constraints, ARRAY[]),
-      t -> NOT CONTAINS(COALESCE(p.output_constraints, ARRAY[]), t)
+      t -> NOT STARTS_WITH(t, 'terms:')
+      AND NOT CONTAINS(COALESCE(p.output_constraints, ARRAY[]), t)
     )
   ) AS gained,
   p.output_sha256 = c.input_sha256 AS digests_equal,

@@ -223,18 +223,21 @@ def evaluate(split: str, store: str | None = None) -> Score:
 def check_in_process(pair: dict) -> list[Detection]:
     """What the transform check reports on one pair, computed in this process (no recorder, no scrubbing).
 
-    Mirrors ``transform-constraints`` in :mod:`handoff.queries.checks`: the tokens of the step's
-    input that its output lacks, each named as written upstream. For iterating on ``dev`` only:
-    the figures to report are the recorder's (without ``--fast``).
+    Calls what ``transform-constraints`` in :mod:`handoff.queries.checks` calls:
+    :func:`~handoff.analysis.constraints.compare_constraints` on the tokens the writer stores for
+    each side, each finding named as written upstream. For iterating on ``dev`` only: the figures
+    to report are the recorder's (without ``--fast``).
     """
-    from handoff.analysis.constraints import extract_constraints, find_constraints
+    from handoff.analysis.constraints import compare_constraints, find_written, stored_tokens
 
-    kept = set(extract_constraints(pair["downstream"]))
-    written: dict[str, Detection] = {}
-    for c in find_constraints(pair["upstream"]):
-        if c.token not in kept:
-            written.setdefault(c.token, Detection(c.cls, c.text, "lost", c.token))
-    return list(written.values())
+    written: dict[str, str] = {}
+    for c in find_written(pair["upstream"]):
+        written.setdefault(c.token, c.text)
+    findings = compare_constraints(stored_tokens(pair["upstream"]), stored_tokens(pair["downstream"]))
+    return [
+        Detection(f.token.split(":", 1)[0], written.get(f.token, f.token.split(":", 1)[1]), f.status, f.token)
+        for f in findings
+    ]
 
 
 def evaluate_fast(split: str) -> Score:

@@ -31,8 +31,6 @@ def test_every_edge_of_the_incident_run_is_a_row(demo):
             False,
             [],
             [
-                "id:rebated_subtotal",
-                "id:surcharge_base",
                 "number:155660",
                 "number:15652",
                 "number:16340",

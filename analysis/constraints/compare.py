@@ -1,0 +1,179 @@
+"""Comparing the constraints of two texts by what they state: the one function every check uses.
+
+:func:`compare_constraints` takes the stored tokens of an upstream and a downstream text and
+says which upstream constraints the downstream lost. It reads tokens only, never content, so the
+transform and edge checks, ``handoff diff`` and blast radius give the same answer on digest rows
+as on full ones, and ``python -m tests.analysis.eval_constraints --fast`` scores exactly it.
+
+- An atomic constraint (number, percent, money, date, time, clause, id, unit) is carried when its
+  canonical token is downstream (the tokens already say ``1.5 g`` and ``1,500 mg`` the same way).
+- A bound (``at least``, ``at most``, ``no later than``, ``no earlier than`` with the values it
+  governs) is carried when a downstream phrase has the same direction and the same values.
+- Any other negation or qualifier is carried when at least half of its content words (stemmed,
+  any order, stop words ignored) are among the downstream text's terms
+  (:mod:`~handoff.analysis.constraints.meaning`) and, for a negation, one of them is negated
+  there too: ``do not refund before the investigation closes`` is carried by ``refunds are
+  never issued before the investigation is closed``, not by ``refund before it closes``. Across
+  languages (a Spanish summary of an English contract) a negation is carried when the downstream
+  negates anything and a qualifier is not compared: stems of two languages do not meet.
+
+Tokens written before version 2 have no terms: their phrases are carried only by an identical
+token, as version 1 compared them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from handoff.analysis.constraints.meaning import TERMS_CLASS, Terms, parse_terms, stem_hashes
+from handoff.analysis.constraints.tokens import Constraint
+from handoff.analysis.constraints.vocabulary import NEGATIONS, QUALIFIERS
+
+PHRASE_CLASSES = ("negation", "qualifier")
+#: Qualifier heads that state a bound on the values they govern.
+BOUND_HEADS = frozenset(("at least", "at most", "no later than", "no earlier than"))
+#: Qualifier heads that name a basis: the word ``base`` itself must reach the downstream text
+#: (``rebated subtotal`` restated as an amount is not "the base is the rebated subtotal").
+BASIS_HEADS = frozenset(("base is", "based on"))
+#: Qualifier heads that open a condition or exception: carried only with a condition downstream.
+CONDITION_HEADS = frozenset(("only if", "unless", "except", "excluding", "provided that", "subject to", "until"))
+_HEADS = sorted({*QUALIFIERS.values(), *NEGATIONS.values(), "not"}, key=len, reverse=True)
+_SHARE_CARRIED = 0.5
+_VALUE = re.compile(r"\d")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One upstream constraint the downstream did not carry: its token and ``lost`` or ``changed``.
+
+    ``downstream`` is the downstream token that now states a changed fact (empty when lost).
+    """
+
+    token: str
+    status: str = "lost"
+    downstream: str = ""
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A negation or qualifier token taken apart: class, canonical head, values and content words."""
+
+    cls: str
+    head: str
+    values: frozenset[str]
+    words: tuple[str, ...]
+
+
+def parse_phrase(token: str) -> Phrase | None:
+    """``qualifier:at least 3 replicas`` -> its parts; ``None`` for a token that is no phrase."""
+    cls, _, value = token.partition(":")
+    if cls not in PHRASE_CLASSES:
+        return None
+    head = next((h for h in _HEADS if value == h or value.startswith(h + " ")), value.split(" ", 1)[0])
+    rest = value[len(head) :].split()
+    values = frozenset(word for word in rest if _VALUE.search(word))
+    return Phrase(cls, head, values, tuple(word for word in rest if not _VALUE.search(word)))
+
+
+class _Downstream:
+    """The downstream side, indexed once for every upstream token compared against it."""
+
+    def __init__(self, tokens: Iterable[str]) -> None:
+        self.tokens = frozenset(tokens)
+        self.terms = parse_terms(self.tokens)
+        self.phrases = [p for p in map(parse_phrase, self.tokens) if p is not None]
+        self.values = {
+            word
+            for token in self.tokens
+            if not token.startswith(TERMS_CLASS + ":")
+            for word in token.split(":", 1)[-1].split()
+        }
+
+    def carries_bound(self, phrase: Phrase) -> bool:
+        return any(p.head == phrase.head and p.values == phrase.values for p in self.phrases)
+
+    def carries_words(self, phrase: Phrase, up: Terms) -> bool:
+        terms = self.terms
+        if terms is None:
+            return False
+        negation, condition = phrase.cls == "negation", phrase.head in CONDITION_HEADS
+        if terms.lang != up.lang:  # a translation: only the number of negations and conditions is compared
+            return (not negation or terms.negations >= up.negations) and (
+                not condition or terms.conditions >= up.conditions
+            )
+        stems = set(stem_hashes(list(phrase.words), up.lang))
+        if phrase.head in BASIS_HEADS and not set(stem_hashes(["base"], up.lang)) <= terms.words:
+            return False
+        if not stems:
+            return (not negation or bool(terms.negated)) and (not condition or bool(terms.conditioned))
+        if len(stems & terms.words) < _SHARE_CARRIED * len(stems):
+            return False
+        return (not negation or bool(stems & terms.negated)) and (not condition or bool(stems & terms.conditioned))
+
+    def carries_item(self, token: str, up: Terms) -> bool:
+        terms = self.terms
+        if terms is None:
+            return False
+        if terms.lang != up.lang:
+            return True
+        words = [word for word in token.split(":", 1)[1].split() if not _VALUE.search(word)]
+        stems = set(stem_hashes(words, up.lang))
+        return bool(stems) and len(stems & terms.words) >= _SHARE_CARRIED * len(stems)
+
+
+def _carried(token: str, down: _Downstream, up_terms: Terms | None) -> bool:
+    if token in down.tokens:
+        return True
+    if token.startswith("list_item:"):
+        return up_terms is not None and down.carries_item(token, up_terms)
+    phrase = parse_phrase(token)
+    if phrase is None:
+        return False
+    if phrase.head in BOUND_HEADS and phrase.values:
+        return down.carries_bound(phrase)
+    if not phrase.words and not phrase.values <= down.values:  # "per 7.2(b)" is lost with its clause
+        return False
+    return up_terms is not None and down.carries_words(phrase, up_terms)
+
+
+def compare_constraints(upstream: Iterable[str], downstream: Iterable[str]) -> list[Finding]:
+    """The upstream constraints ``downstream`` did not carry, in upstream token order (sorted).
+
+    Both sides are stored token lists (``input_constraints``/``output_constraints``); the
+    ``terms`` token of each, when present, is what negations and qualifiers are compared on.
+    """
+    up = sorted(set(upstream))
+    up_terms = parse_terms(up)
+    down = _Downstream(downstream)
+    return [
+        Finding(token)
+        for token in up
+        if not token.startswith(TERMS_CLASS + ":") and not _carried(token, down, up_terms)
+    ]
+
+
+def lost_tokens(upstream: Iterable[str], downstream: Iterable[str]) -> list[str]:
+    """The tokens of :func:`compare_constraints`' findings, sorted."""
+    return [finding.token for finding in compare_constraints(upstream, downstream)]
+
+
+def stored_tokens(text: str | bytes) -> list[str]:
+    """What the writer stores for a text, sorted: :func:`extract_constraints`, its list items and its ``terms``."""
+    from handoff.analysis.constraints.lists import find_items
+    from handoff.analysis.constraints.meaning import terms_token
+    from handoff.analysis.constraints.scanner import extract_constraints
+
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    items = {item.token for item in find_items(text)}
+    return sorted({*extract_constraints(text), *items, terms_token(text)})
+
+
+def find_written(text: str) -> list[Constraint]:
+    """Every constraint of ``text`` with where it is written: :func:`find_constraints` and its list items."""
+    from handoff.analysis.constraints.lists import find_items
+    from handoff.analysis.constraints.scanner import find_constraints
+
+    return sorted([*find_constraints(text), *find_items(text)], key=lambda c: (c.start, c.end))

@@ -1,0 +1,179 @@
+"""The content words of a text, so negations and qualifiers are compared by meaning, not spelling.
+
+A text's *terms* are its content words, stemmed in the text's language (English, Spanish, French
+or German, told apart by their stop words, from the ``stop-words`` package; stems by
+``snowballstemmer``), stop words left out. A term that stands near a negation (``not``,
+``never``, ``no``, ``without``, ``nunca``, ``nicht``…) in the same clause is also marked
+*negated*; one near a condition (``unless``, ``only``, ``except``, ``salvo``, ``außer``…)
+*conditioned*. The writer stores them as one token (:func:`terms_token`: the counts of both
+kinds of cue, then each stem as a 6-hex-digit BLAKE2b hash with its marks), so a check run on digest rows after
+retention has dropped the content can still tell whether the words of an upstream condition
+reached the downstream text, and with which polarity, without the stored row spelling them out.
+
+``terms`` is not a constraint class: nothing is ever reported lost as a ``terms`` token.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from hashlib import blake2b
+
+#: The class of the one per-text terms token; not a constraint class.
+TERMS_CLASS = "terms"
+
+#: Languages a text's words are stemmed in, by ISO 639-1 code: their Snowball stemmer names.
+LANGUAGES = {"en": "english", "es": "spanish", "fr": "french", "de": "german"}
+
+# Negation cues per language: a stop-words list holds them too, so they are looked up first.
+_NEGATION_CUES = {
+    "en": frozenset("not never no cannot without nor none neither nobody nothing".split()),
+    "es": frozenset("no nunca sin ni jamás ningún ninguna ninguno nadie nada".split()),
+    "fr": frozenset("ne pas jamais sans aucun aucune ni personne rien".split()),
+    "de": frozenset("nicht nie niemals kein keine keinen keinem keiner keines ohne weder".split()),
+}
+# Condition cues: what opens an exception, a condition or a scope ("unless", "only if", "salvo").
+_CONDITION_CUES = {
+    "en": frozenset("if unless except excluding only provided subject whichever until save".split()),
+    "es": frozenset("si salvo excepto solo sólo únicamente siempre sujeto hasta excluidos excluido".split()),
+    "fr": frozenset("si sauf excepté uniquement seulement hors réserve jusqu lorsque exclu exclus".split()),
+    "de": frozenset("wenn falls außer ausgenommen nur sofern vorbehaltlich bis ausschließlich".split()),
+}
+_CONTRACTED_NOT = re.compile(r"n[’']t$")
+_WORD = re.compile(r"[^\W\d_][^\W_]*(?:['’-][^\W_]+)*")  # snake_case keys are words apart
+# A clause ends at these; a full stop only before a space or the end (``7.2(b)`` is one word).
+_CLAUSE_END = re.compile(r"[;:!?\n]|\.(?=\s|$)")
+# How far a negation or condition reaches: the words before it (its subject) and after it, in its clause.
+_CUE_BEFORE = 3
+_CUE_AFTER = 8
+_HASH_BYTES = 3
+
+
+@dataclass(frozen=True)
+class Terms:
+    """The terms of one text: its language, every stem's hash, those seen negated or conditioned, and the cue counts."""
+
+    lang: str
+    words: frozenset[str]
+    negated: frozenset[str]
+    conditioned: frozenset[str] = frozenset()
+    negations: int = 0
+    conditions: int = 0
+
+
+@lru_cache(maxsize=4)
+def _stop_words(lang: str) -> frozenset[str]:
+    from stop_words import get_stop_words
+
+    return frozenset(get_stop_words(lang))
+
+
+@lru_cache(maxsize=4)
+def _stemmer(lang: str):
+    import snowballstemmer
+
+    return snowballstemmer.stemmer(LANGUAGES[lang])
+
+
+@lru_cache(maxsize=65536)
+def _stem_hash(lang: str, word: str) -> str:
+    return blake2b(_stemmer(lang).stemWord(word).encode(), digest_size=_HASH_BYTES).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _stop_word_langs() -> dict[str, frozenset[str]]:
+    """Each stop word of any language: the languages whose list has it."""
+    langs: dict[str, set[str]] = {}
+    for lang in LANGUAGES:
+        for word in _stop_words(lang):
+            langs.setdefault(word, set()).add(lang)
+    return {word: frozenset(found) for word, found in langs.items()}
+
+
+def detect_language(words: list[str]) -> str:
+    """The language of lower-cased ``words``: the one whose stop words they use most, a word shared
+    by several languages counting for each by a share; on a tie the language with the shorter
+    list (English's lists many foreign words: real English text always has some of its own)."""
+    langs = _stop_word_langs()
+    score = dict.fromkeys(LANGUAGES, 0.0)
+    for word in words:
+        for lang in langs.get(word, ()):
+            score[lang] += 1 / len(langs[word])
+    best = max(score, key=lambda lang: (score[lang], -len(_stop_words(lang))))
+    return best if score[best] > 0 else "en"
+
+
+def is_negation(word: str, lang: str) -> bool:
+    """Whether lower-cased ``word`` negates what follows it in ``lang`` (``don't`` does in English)."""
+    return word in _NEGATION_CUES[lang] or (lang == "en" and _CONTRACTED_NOT.search(word) is not None)
+
+
+def is_condition(word: str, lang: str) -> bool:
+    """Whether lower-cased ``word`` opens a condition, exception or scope in ``lang``."""
+    return word in _CONDITION_CUES[lang]
+
+
+def stem_hashes(words: list[str], lang: str) -> list[str]:
+    """The hashes of the content words among lower-cased ``words`` (stop words and negations left out)."""
+    stops = _stop_words(lang)
+    return [
+        _stem_hash(lang, word)
+        for word in words
+        if len(word) > 1 and word not in stops and not is_negation(word, lang) and not is_condition(word, lang)
+    ]
+
+
+def _words(text: str) -> list[str]:
+    return [m.group().lower().strip("'’-") for m in _WORD.finditer(text)]
+
+
+def find_terms(text: str) -> Terms:
+    """The :class:`Terms` of ``text``."""
+    clauses = [_words(clause) for clause in _CLAUSE_END.split(text)]
+    lang = detect_language([word for clause in clauses for word in clause])
+    words: set[str] = set()
+    marked: dict[str, set[str]] = {"negated": set(), "conditioned": set()}
+    counts = {"negated": 0, "conditioned": 0}
+    for clause in clauses:
+        words.update(stem_hashes(clause, lang))
+        for i, word in enumerate(clause):
+            kind = "negated" if is_negation(word, lang) else "conditioned" if is_condition(word, lang) else None
+            if kind:
+                counts[kind] += 1
+                marked[kind].update(stem_hashes(clause[max(0, i - _CUE_BEFORE) : i + 1 + _CUE_AFTER], lang))
+    return Terms(
+        lang,
+        frozenset(words),
+        frozenset(marked["negated"]),
+        frozenset(marked["conditioned"]),
+        counts["negated"],
+        counts["conditioned"],
+    )
+
+
+def terms_token(text: str) -> str:
+    """The stored form of :func:`find_terms`, hashes sorted.
+
+    ``terms:<lang> <negations> <conditions> <hash>[!][?] …``: ``!`` after a stem seen negated,
+    ``?`` after one seen conditioned.
+    """
+    terms = find_terms(text)
+    marked = sorted(h + "!" * (h in terms.negated) + "?" * (h in terms.conditioned) for h in terms.words)
+    return f"{TERMS_CLASS}:{' '.join([terms.lang, str(terms.negations), str(terms.conditions), *marked])}"
+
+
+def parse_terms(tokens: list[str] | tuple[str, ...] | set[str] | frozenset[str]) -> Terms | None:
+    """The :class:`Terms` stored among ``tokens``, or ``None`` (tokens written before version 2)."""
+    for token in tokens:
+        if token.startswith(TERMS_CLASS + ":"):
+            lang, negations, conditions, *marked = token[len(TERMS_CLASS) + 1 :].split(" ")
+            return Terms(
+                lang,
+                frozenset(h.rstrip("!?") for h in marked),
+                frozenset(h.rstrip("!?") for h in marked if "!" in h),
+                frozenset(h.rstrip("!?") for h in marked if "?" in h),
+                int(negations),
+                int(conditions),
+            )
+    return None

@@ -1,0 +1,86 @@
+"""Comparing constraints by meaning: negations, qualifiers and list items on stored tokens alone."""
+
+from __future__ import annotations
+
+from handoff.analysis.constraints import (
+    TERMS_CLASS,
+    compare_constraints,
+    find_written,
+    lost_tokens,
+    stored_tokens,
+)
+
+
+def lost_classes(upstream: str, downstream: str) -> list[str]:
+    """The tokens compare_constraints finds lost between two texts, as the writer stores them."""
+    return lost_tokens(stored_tokens(upstream), stored_tokens(downstream))
+
+
+def test_a_reworded_prohibition_is_carried():
+    """A prohibition restated in other words, order and inflection is not reported lost."""
+    up = "Operators must not restart the primary database during business hours."
+    down = "Restarting the primary database is never allowed during business hours."
+    assert lost_classes(up, down) == []
+
+
+def test_a_dropped_not_is_a_lost_negation():
+    """The same words without their negation lose the prohibition."""
+    up = "Operators must not restart the primary database during business hours."
+    down = "Operators restart the primary database during business hours."
+    assert lost_classes(up, down) == ["negation:not restart the primary database"]
+
+
+def test_a_dropped_exception_is_a_lost_qualifier_and_a_kept_one_is_carried():
+    """``unless …`` is carried when its words stand in a condition downstream, lost when they are gone."""
+    up = "Refunds are issued within the week unless the parcel was opened."
+    carried = "Refunds go out within the week, except when the parcel has been opened."
+    dropped = "Refunds are issued within the week."
+    assert lost_classes(up, carried) == []
+    assert lost_classes(up, dropped) == ["qualifier:unless the parcel was opened"]
+
+
+def test_a_translated_negation_is_carried_and_a_dropped_one_lost():
+    """Across languages a negation is carried while the downstream negates as often as the upstream."""
+    up = "Do not share the access badge with visitors."
+    assert lost_classes(up, "No compartas la tarjeta de acceso con visitantes.") == []
+    assert lost_classes(up, "Comparte la tarjeta de acceso con visitantes.") == ["negation:not share the access badge"]
+
+
+def test_dropping_one_item_of_an_enumeration_loses_that_item():
+    """Each enumerated item is one constraint: the dropped one is named, the reordered ones are carried."""
+    up = "Exceptions: (a) fraud reports, (b) duplicate charges and (c) damaged goods."
+    down = "Exceptions are damaged goods and fraud reports."
+    assert lost_classes(up, down) == ["list_item:duplicate charges"]
+    assert [c.text for c in find_written(up) if c.cls == "list_item"] == [
+        "fraud reports",
+        "duplicate charges",
+        "damaged goods",
+    ]
+
+
+def test_bullet_items_are_compared_by_their_words():
+    """Bullets turned into prose lose nothing; a bullet whose words are gone is lost."""
+    up = (
+        "Bring to the interview:\n- passport or national identity card\n- signed offer letter\n- bank account details\n"
+    )
+    down = "Please bring your signed offer letter, your bank account details and a passport or identity card."
+    assert lost_classes(up, down) == []
+    assert lost_classes(up, "Please bring your signed offer letter and a passport or identity card.") == [
+        "list_item:bank account details"
+    ]
+
+
+def test_the_terms_token_is_stored_hashed_and_never_reported():
+    """The writer stores one terms token that spells no word of the text, and no finding is ever about it."""
+    tokens = stored_tokens("Never disclose the quarterly forecast.")
+    terms = [t for t in tokens if t.startswith(TERMS_CLASS + ":")]
+    assert len(terms) == 1
+    assert "forecast" not in terms[0] and terms[0].startswith("terms:en 1 0 ")
+    assert all(not f.token.startswith(TERMS_CLASS) for f in compare_constraints(tokens, []))
+
+
+def test_version_1_tokens_compare_phrases_by_identical_token():
+    """Rows written before terms existed still compare: a phrase is carried only by the same token."""
+    up = ["negation:not restart the primary", "number:3"]
+    assert lost_tokens(up, ["negation:not restart the primary", "number:3"]) == []
+    assert lost_tokens(up, ["number:3"]) == ["negation:not restart the primary"]
