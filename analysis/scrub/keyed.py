@@ -55,7 +55,7 @@ def keyed_tokens(text: str) -> Iterator[Finding]:
         end = min(end, line_end if line_end >= 0 else len(text))
         for match in _TOKEN.finditer(text, start, end):
             token = match.group(1)
-            if looks_generated(token) and not _named_otherwise(text, match.start(), start):
+            if looks_generated(token) and not _named_otherwise_near(text, lower, match.start(), start):
                 yield Finding("SECRET", match.start(1), match.end(1), 0.87, "KeyedTokenRecognizer", token)
     if "value" in lower:
         for pattern in _PAIRS:
@@ -82,6 +82,15 @@ def looks_generated(token: str) -> bool:
 def _mostly_words(token: str) -> bool:
     """``refreshTokenExpiresAt2``, ``order-2024-summary-v2``: most characters sit in runs of four letters."""
     return sum(len(w) for w in _WORDY.findall(token)) > 0.6 * len(token)
+
+
+def _named_otherwise_near(text: str, lower: str, position: int, window_start: int) -> bool:
+    """:func:`_named_otherwise`, measured again from the credential word nearest before the token when the
+    window (merged from several words) starts at an earlier one ("admin token …; shared secret Vq7L…")."""
+    if not _named_otherwise(text, position, window_start):
+        return False
+    nearest = max(lower.rfind(word, window_start, position) for word in _KEY_WORDS)
+    return nearest <= window_start or _named_otherwise(text, position, nearest)
 
 
 def _named_otherwise(text: str, position: int, window_start: int) -> bool:

@@ -22,13 +22,21 @@ _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|https://discord(?:app)?\.com/api/webhooks/\d+/[\w\-]+"
             r"|SG\.[\w\-]{22}\.[\w\-]{43}|\bnpm_[A-Za-z0-9]{36}\b|pypi-AgEIcHlwaS5vcmc[\w\-]{50,}|glpat-[\w\-]{20,}"
             r"|whsec_[A-Za-z0-9]{24,}|\bhvs\.[A-Za-z0-9_\-]{24,}|shpat_[a-fA-F0-9]{32}|dop_v1_[a-f0-9]{64}"
-            r"|\bkey-[0-9a-z]{32}\b|\bglptt-[0-9a-f]{40}\b)"
+            r"|\bkey-[0-9a-z]{32}\b|\bglptt-[0-9a-f]{40}\b"
+            r"|\bdp\.(?:st|pt|sa|ct|scim|audit)\.(?:[\w\-]{1,24}\.)?[\w\-]{20,}"
+            r"|\bATATT3[\w\-=]{50,}|\blin_(?:api|oauth)_[A-Za-z0-9]{32,}|\bshp(?:ss|ca|pa)_[a-fA-F0-9]{32}"
+            r"|\bNRAK-[A-Z0-9]{27}\b|\bhf_[A-Za-z]{30,}\b"
+            r"|\bsq0(?:atp|csp)-[\w\-]{22,43}|\bEAAA[\w\-]{60}"
+            r"|\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b|\bglsa_[A-Za-z0-9]{32}_[a-f0-9]{8}\b|\bdapi[a-f0-9]{32}\b"
+            r"|\bsbp_[a-f0-9]{40}\b|\bfigd_[\w\-]{40}|\bntn_[A-Za-z0-9]{40,}|\bgsk_[A-Za-z0-9]{52}\b"
+            r"|\br8_[A-Za-z0-9]{37}\b|\bxai-[A-Za-z0-9]{60,}|\bpplx-[a-f0-9]{48}\b|\bGOCSPX-[\w\-]{28}"
+            r"|\bya29\.[\w\-]{20,}|\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b|\bxapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,})"
         ),
     ),
     (
         "SECRET",
         re.compile(
-            r"\b[A-Za-z][A-Za-z0-9_]*(?:PASS|PASSWD|PASSWORD|SECRET|TOKEN|KEY|SID|AUTH|BASIC|CREDENTIALS?|_pass|_secret|_token|_key|_sid|_auth)"
+            r"\b[A-Za-z][A-Za-z0-9_]*(?:PASS|PASSWD|PASSWORD|SECRET|TOKEN|KEY|SID|AUTH|BASIC|CREDENTIALS?|_pass|_secret|_token|_key|_sid|_auth|token)"
             r"[\"']?[ \t]*[:=][ \t]*" + _QUOTED
         ),
     ),
@@ -76,13 +84,16 @@ _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("SECRET", re.compile(r"(?i:\bbasic[ \t]+)([A-Za-z0-9+/]{12,}={0,2})")),
+    ("SECRET", re.compile(r"(?<![\w:])\d{8,10}:AA[\w\-]{33}(?![\w\-])")),  # Telegram bot tokens
 )
 # Literals (lower case) that every match of the spec at the same index contains; the patterns run
 # only in windows around them (see :mod:`~handoff.analysis.scrub.windows`): (keywords, before, after).
 _WINDOWS: tuple[tuple[tuple[str, ...], int, int], ...] = (
     (
         ("aiza", "hooks.slack.com", "discord", "sg.", "npm_", "pypi-", "glpat-", "whsec_", "hvs.", "shpat_", "dop_v1_")
-        + ("key-", "glptt-"),
+        + ("key-", "glptt-", "dp.", "atatt3", "lin_", "shpss_", "shpca_", "shppa_", "nrak-", "hf_")
+        + ("sq0", "eaaa", "pmak-", "glsa_", "dapi", "sbp_", "figd_", "ntn_", "gsk_", "r8_", "xai-", "pplx-", "gocspx-")
+        + ("ya29.", "age-secret-key-", "xapp-"),
         8,
         200,
     ),
@@ -114,6 +125,7 @@ _WINDOWS: tuple[tuple[tuple[str, ...], int, int], ...] = (
     (("x-api-key", "api-key", "x-auth-token", "authorization"), 2, 300),
     (("getenv", "environ.get"), 1, 300),
     (("basic",), 1, 300),
+    ((":aa",), 11, 40),
 )
 _TWILIO = re.compile(r"\b(?:AC|SK)[0-9a-f]{32}\b")
 _HEX32 = re.compile(r"[0-9a-f]{32}")
@@ -140,7 +152,7 @@ def secret_tokens(text: str) -> Iterator[Finding]:
                 value
                 and not _PLACEHOLDER.match(value)
                 and is_secret_value(value, "password" if entity == "PASSWORD" else "token")
-                and (entity != "PASSWORD" or not value.isalpha() or ":" in match.group())
+                and (entity != "PASSWORD" or not value.isalpha() or ":" in match.group() or _not_a_word(value))
             ):
                 yield Finding(
                     entity,
@@ -154,6 +166,16 @@ def secret_tokens(text: str) -> Iterator[Finding]:
         for match in _TWILIO.finditer(text):
             yield Finding("SECRET", match.start(), match.end(), 0.88, "SecretTokenRecognizer", match.group())
     yield from _encoded_credentials(text)
+
+
+def _not_a_word(value: str) -> bool:
+    """A password written as letters only ("passphrase is tangerinebicycle") that is no English word
+    ("password is incorrect", "was reset" stay)."""
+    from handoff.analysis.scrub.gazetteer import fold, gazetteer
+
+    folded = fold(value)
+    gaz = gazetteer()
+    return len(value) >= 8 and not (gaz.is_common(folded) or gaz.is_english_stem(folded) or folded in gaz.english)
 
 
 def _encoded_credentials(text: str) -> Iterator[Finding]:

@@ -192,3 +192,36 @@ def test_business_text_near_credential_words_is_unchanged(scrubber, text):
     """Token budgets, cache and primary keys, digests, ids and policy text next to "key", "token",
     "secret" or "password" come back exactly as written."""
     assert scrubber.scrub_text(text) == text
+
+
+def test_more_provider_token_formats_are_removed(scrubber):
+    """Vault, Doppler, Atlassian, Linear, Shopify, Hugging Face, Telegram, Groq and Google OAuth tokens go wherever they appear."""
+    values = (
+        "hvs.CAESIR7kD2mWq9TzX4vLp8NcB3hYaQe",
+        "dp.st.dev.Lm4Rq8Tz2Vx6Bn1Cw5Ey9Uj3Hf7Sd0Ag",
+        "ATATT3xFfGF0Rq8Tz2Vx6Bn1Cw5Ey9Uj3Hf7Sd0Ag4Km8Np2Qs6Tu0Wy4Za8Cd2=9F3E1A7B",
+        "lin_api_Rq8Tz2Vx6Bn1Cw5Ey9Uj3Hf7Sd0Ag4Km8Np2Q",
+        "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",
+        "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",
+        "6012345678:AAEr8Tz2Vx6Bn1Cw5Ey9Uj3Hf7Sd0Ag4Km",
+        "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",
+        "ya29.a0Af_Rq8Tz2Vx6Bn1Cw5Ey9Uj3Hf7Sd0",
+    )
+    out = scrubber.scrub_text("Rotate these before Friday: " + " / ".join(values))
+    assert [value for value in values if value in out] == []
+
+
+def test_a_second_credential_on_a_line_is_found_from_its_own_key_word(scrubber):
+    """After one key on a line, a token after a later credential word ("shared secret …") is removed too."""
+    text = "Partner app: admin token in vault; shared secret Vq7Lm2Rz9Tx4Bn8Kw3Yc6Pd1"
+    assert "Vq7Lm2Rz9Tx4Bn8Kw3Yc6Pd1" not in scrubber.scrub_text(text)
+
+
+def test_a_cookie_whose_name_ends_in_token_and_a_spelled_out_passphrase_are_removed(scrubber):
+    """ "xsrftoken=…" is a credential, and a letters-only passphrase after "is" goes unless it is an English word."""
+    text = "Cookie: lang=en; xsrftoken=Pq3Rs7Tu1Vw5Xy9Za2Bc6De0F\nThe vault passphrase is mauvegiraffelantern."
+    out = scrubber.scrub_text(text)
+    assert "Pq3Rs7Tu1Vw5Xy9Za2Bc6De0F" not in out and "mauvegiraffelantern" not in out
+    assert scrubber.scrub_text("The password is incorrect; the passphrase was reset.") == (
+        "The password is incorrect; the passphrase was reset."
+    )
