@@ -156,11 +156,11 @@ class Handle:
 
     def input(self, value: Any) -> None:
         """Set what the consumer received (str, bytes, or a JSON-able value)."""
-        self.guarded(lambda: self.render_input(lambda: render_value(value)))
+        self.guarded(self.render_input, render_value, value)
 
     def output(self, value: Any) -> None:
         """Set what the consumer returned."""
-        self.guarded(lambda: self.render_output(lambda: self._spec.render_output(value)))
+        self.guarded(self.render_output, self._spec.render_output, value)
 
     def usage(self, input_tokens: int | None = None, output_tokens: int | None = None) -> None:
         """Record token usage reported by the model (otherwise it is estimated and flagged).
@@ -209,19 +209,20 @@ class Handle:
 
     # -- lifecycle (the capture API and the adapters) -------------------------------------
 
-    def guarded(self, action: Callable[[], None]) -> None:
-        """Run one lifecycle step; a failure inside the recorder is counted, logged once and noted
-        in the record's ``capture_error``, never raised."""
+    def guarded(self, action: Callable[..., None], *args: Any) -> None:
+        """Run one lifecycle step, ``action(*args)``; a failure inside the recorder is counted, logged
+        once and noted in the record's ``capture_error``, never raised."""
         try:
-            action()
+            action(*args)
         except Exception as exc:  # noqa: BLE001 - the app must run as if unrecorded
             self._capture_errors.append(describe_error(exc))
             self._recorder.capture_failed(exc)
 
-    def render_input(self, render: Callable[[], Rendered]) -> None:
-        """Render the input and set it; if rendering fails the input stays null and the failure is noted, never raised."""
+    def render_input(self, render: Callable[..., Rendered], *args: Any) -> None:
+        """Render the input with ``render(*args)`` and set it; if rendering fails the input stays null and the
+        failure is noted, never raised."""
         try:
-            rendered = render()
+            rendered = render(*args)
         except Exception as exc:  # noqa: BLE001 - a value that cannot be rendered is recorded as such
             self._capture_errors.append(f"input not rendered: {describe_error(exc)}")
             self._recorder.capture_failed(exc)
@@ -229,10 +230,11 @@ class Handle:
             return
         self.set_input(rendered)
 
-    def render_output(self, render: Callable[[], Rendered]) -> None:
-        """Render the output and set it; if rendering fails the output stays null and the failure is noted."""
+    def render_output(self, render: Callable[..., Rendered], *args: Any) -> None:
+        """Render the output with ``render(*args)`` and set it; if rendering fails the output stays null and the
+        failure is noted."""
         try:
-            rendered = render()
+            rendered = render(*args)
         except Exception as exc:  # noqa: BLE001
             self._capture_errors.append(f"output not rendered: {describe_error(exc)}")
             self._recorder.capture_failed(exc)
@@ -401,48 +403,48 @@ class Handle:
 
     def _record(self, duration_ms: float) -> Handoff:
         trace_id, span_id = span_ids(self._span) if self._span is not None else (None, None)
-        config = self._config
-        error = self._error
+        config, error, spec = self._config, self._error, self._spec
+        # Positional, in Handoff's field order: 38 keyword arguments cost 1.5 µs more per call.
         return Handoff(
-            run_id=self._run.run_id,
-            handoff_id=self.handoff_id,
-            seq=self.seq,
-            to_step=self._spec.to,
-            from_step=self._from,
-            kind=self._spec.kind,
-            parent_handoff_id=self._parent_id,
-            fan_in=self._fan_in,
-            ts_ns=self.ts_ns,
-            duration_ms=duration_ms,
-            status=self.status,
-            error_type=type(error).__name__ if error is not None else None,
-            error_message=describe_error(error, with_type=False) if error is not None else None,
-            input=self._input,
-            output=self._output,
-            input_content_type=self._input_type,
-            output_content_type=self._output_type,
-            input_sha256=self._input_sha,
-            output_sha256=self._output_sha,
-            digest_alg=self._recorder.digest_alg,
-            input_tokens=self._input_tokens,
-            output_tokens=self._output_tokens,
-            model=_opt_str(config.get("model")),
-            effort=_opt_str(config.get("effort")),
-            prompt_pack=_opt_str(config.get("prompt_pack")),
-            template=_opt_str(config.get("template")),
-            config=config,
-            attempt=self._attempt,
-            retry_of=self._retry_of,
-            trace_id=trace_id,
-            span_id=span_id,
-            attributes=dict(self._spec.attributes),
-            scrub=self._spec.scrub,
-            verdict=self._verdict,
-            verdict_reason=self._verdict_reason,
-            allow_empty=self._spec.allow_empty,
-            capture_error="; ".join(self._capture_errors) or None,
+            self._run.run_id,  # run_id
+            self.handoff_id,  # handoff_id
+            self.seq,  # seq
+            spec.to,  # to_step
+            self._from,  # from_step
+            spec.kind,  # kind
+            self._parent_id,  # parent_handoff_id
+            self._fan_in,  # fan_in
+            self.ts_ns,  # ts_ns
+            duration_ms,  # duration_ms
+            self.status,  # status
+            type(error).__name__ if error is not None else None,  # error_type
+            describe_error(error, with_type=False) if error is not None else None,  # error_message
+            self._input,  # input
+            self._output,  # output
+            self._input_type,  # input_content_type
+            self._output_type,  # output_content_type
+            self._input_sha,  # input_sha256
+            self._output_sha,  # output_sha256
+            self._recorder.digest_alg,  # digest_alg
+            self._input_tokens,  # input_tokens
+            self._output_tokens,  # output_tokens
+            _opt_str(config.get("model")),  # model
+            _opt_str(config.get("effort")),  # effort
+            _opt_str(config.get("prompt_pack")),  # prompt_pack
+            _opt_str(config.get("template")),  # template
+            config,  # config
+            self._attempt,  # attempt
+            self._retry_of,  # retry_of
+            trace_id,  # trace_id
+            span_id,  # span_id
+            dict(spec.attributes),  # attributes
+            spec.scrub,  # scrub
+            self._verdict,  # verdict
+            self._verdict_reason,  # verdict_reason
+            spec.allow_empty,  # allow_empty
+            "; ".join(self._capture_errors) or None,  # capture_error
         )
 
 
 def _opt_str(value: Any) -> str | None:
-    return None if value is None else describe_value(value)
+    return value if value is None or type(value) is str else describe_value(value)

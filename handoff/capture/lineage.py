@@ -19,8 +19,7 @@ else the run's name. The attempt is keyed by ``(to, parent, input digest)`` with
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from handoff.capture.context import RunState
 
@@ -39,15 +38,14 @@ class Enclosing(Protocol):
     def to(self) -> str: ...
 
 
-@dataclass(frozen=True)
-class Lineage:
-    """What :func:`infer_lineage` decided for one handoff."""
+class Lineage(NamedTuple):
+    """What :func:`infer_lineage` decided for one handoff (a tuple: built on every call, on the hot path)."""
 
     parent_id: str | None
     from_step: str
-    attempt: int = 1
-    retry_of: str | None = None
-    fan_in: list[str] = field(default_factory=list)
+    attempt: int
+    retry_of: str | None
+    fan_in: list[str]
 
 
 def infer_lineage(
@@ -70,7 +68,7 @@ def infer_lineage(
     that could not be rendered: it matches no output and is never a retry of another.
     """
     if parent is ROOT:
-        return Lineage(None, _producer(run, None, from_, enclosing))
+        return Lineage(None, _producer(run, None, from_, enclosing), 1, None, [])
     parent_id, matched = _parent(run, data, sha, parent, enclosing)
     attempt, retry_of = run.attempt_for((to, parent_id, sha), handoff_id) if sha is not None else (1, None)
     further = list(fan_in or ()) if parent is not None else matched

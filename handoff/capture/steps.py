@@ -102,23 +102,18 @@ def _begin(spec: StepSpec, args: tuple, kwargs: dict) -> Handle | None:
     handle = open_handle(spec, start_span=False)
     if handle is None:
         return None
-    handle.guarded(
-        lambda: handle.render_input(lambda: spec.render(args, kwargs))
-    )  # a bad render= must not break the call
-    handle.guarded(_start_and_activate(handle))
+    handle.guarded(handle.render_input, spec.render, args, kwargs)  # a bad render= must not break the call
+    handle.guarded(_start_and_activate, handle)
     return handle
 
 
-def _start_and_activate(handle: Handle) -> Callable[[], None]:
-    def start() -> None:
-        handle.start_span()
-        handle.activate()
-
-    return start
+def _start_and_activate(handle: Handle) -> None:
+    handle.start_span()
+    handle.activate()
 
 
 def _returned(handle: Handle, spec: StepSpec, result: Any) -> Any:
-    handle.guarded(lambda: handle.render_output(lambda: spec.render_output(result)))
+    handle.guarded(handle.render_output, spec.render_output, result)
     return result
 
 
@@ -233,7 +228,7 @@ def _wrap_async_gen(fn: Callable[..., Any], spec: StepSpec) -> Callable[..., Any
 
 def _end_stream(handle: Handle, items: list[Any]) -> None:
     """A stream's output is what it yielded, however it ended."""
-    handle.guarded(lambda: handle.render_output(lambda: render_stream(items)))
+    handle.guarded(handle.render_output, render_stream, items)
     handle.guarded(handle.finish)
 
 

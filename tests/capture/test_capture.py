@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import dataclasses
 import hashlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -42,6 +43,69 @@ def test_sync_step_records_exact_input_output_and_digests():
         "prompts/v.j2@abc123",
     )
     assert h.input_content_type == "text/plain; charset=utf-8"
+
+
+def test_every_field_of_a_step_record_is_what_the_call_did():
+    """Each field of a retried, fallen-back, verified step's record holds its own value (none swapped or left out)."""
+
+    @handoff.step(
+        to="price", from_="validate", kind="transform", model="m-2", effort="high", prompt_pack="receivables@4",
+        template="prompts/p.j2@abc", scrub=False, allow_empty=True, config={"temperature": 0}, team="billing",
+    )  # fmt: skip
+    def price(report: str) -> str:
+        handoff.fallback("short-report")
+        handoff.verdict("fail", "total off by 0.01")
+        return "total 155660.00"
+
+    with capture() as records:
+        with handoff.run("invoice") as run:
+            price("report: subtotal 155660.00")
+            price("report: subtotal 155660.00")
+    first, second = records.handoffs
+    fields = dataclasses.asdict(second)
+    span_ids = (fields.pop("trace_id"), fields.pop("span_id"))
+    volatile = (fields.pop("ts_ns"), fields.pop("duration_ms"))
+    fields["config"].pop("replay")
+    assert fields == {
+        "run_id": run.run_id,
+        "handoff_id": "hf-2",
+        "seq": 2,
+        "to_step": "price",
+        "from_step": "validate",
+        "kind": "transform",
+        "parent_handoff_id": None,
+        "fan_in": [],
+        "status": "fallback",
+        "error_type": None,
+        "error_message": None,
+        "input": b"report: subtotal 155660.00",
+        "output": b"total 155660.00",
+        "input_content_type": "text/plain; charset=utf-8",
+        "output_content_type": "text/plain; charset=utf-8",
+        "input_sha256": hashlib.sha256(b"report: subtotal 155660.00").hexdigest(),
+        "output_sha256": hashlib.sha256(b"total 155660.00").hexdigest(),
+        "digest_alg": "sha256",
+        "input_tokens": None,
+        "output_tokens": None,
+        "model": "m-2",
+        "effort": "high",
+        "prompt_pack": "receivables@4",
+        "template": "prompts/p.j2@abc",
+        "config": {
+            "temperature": 0, "model": "m-2", "effort": "high", "prompt_pack": "receivables@4",
+            "template": "prompts/p.j2@abc",
+        },
+        "attempt": 2,
+        "retry_of": first.handoff_id,
+        "attributes": {"team": "billing"},
+        "scrub": False,
+        "verdict": "fail",
+        "verdict_reason": "total off by 0.01",
+        "allow_empty": True,
+        "capture_error": None,
+    }  # fmt: skip
+    assert (len(span_ids[0]), len(span_ids[1])) == (32, 16)
+    assert volatile[0] >= first.ts_ns and volatile[1] >= 0
 
 
 def test_values_render_as_canonical_json_and_bytes_as_is():
