@@ -14,6 +14,8 @@ from opentelemetry import trace
 
 _lock = threading.Lock()
 _private_provider: Any = None
+#: ``SpanKind`` by name, looked up on every span start (cheaper than ``SpanKind[name]``).
+_SPAN_KINDS = {kind.name: kind for kind in trace.SpanKind}
 
 
 def _sdk_provider_class():
@@ -68,8 +70,9 @@ class SpanRecorder:
 
     def start(self, name: str, attributes: dict[str, Any], start_ns: int, kind: str = "INTERNAL", links: Any = None):
         """Start a span as a child of the current OpenTelemetry context (``kind``: a ``SpanKind`` name)."""
-        span_kind = trace.SpanKind[kind]
-        return self.tracer().start_span(name, kind=span_kind, attributes=attributes, links=links, start_time=start_ns)
+        return self.tracer().start_span(
+            name, kind=_SPAN_KINDS[kind], attributes=attributes, links=links, start_time=start_ns
+        )
 
 
 def span_ids(span) -> tuple[str | None, str | None]:

@@ -266,8 +266,7 @@ class Handle:
         """Open the span, with everything known about the input already on it (one validation pass)."""
         run, spec = self._run, self._spec
         self._span_name = f"handoff {self._from or '?'} -> {spec.to}"
-        attributes = {"handoff.run_id": run.run_id, "handoff.id": self.handoff_id}
-        attributes.update(spec.span_attributes)
+        attributes = {"handoff.run_id": run.run_id, "handoff.id": self.handoff_id, **spec.span_attributes}
         links = None
         if self._input_sha is not None:
             attributes.update(self._input_attributes())

@@ -58,6 +58,9 @@ _GIL_KEEPING_CHUNK = 2047
 
 
 def _hexdigest(hasher: Any, data: bytes) -> str:
+    if len(data) <= _GIL_KEEPING_CHUNK:
+        hasher.update(data)
+        return hasher.hexdigest()
     view = memoryview(data)
     for start in range(0, len(view), _GIL_KEEPING_CHUNK):
         hasher.update(view[start : start + _GIL_KEEPING_CHUNK])
