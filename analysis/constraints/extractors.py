@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import date
+from decimal import Decimal
 
 from handoff.analysis.constraints.quantities import canonical_quantity
 from handoff.analysis.constraints.reading import Reading, parse_number, plain_number
@@ -46,7 +47,11 @@ def _money_value(raw: str, code: str, multiplier: int) -> str | None:
     A single mark followed by three digits groups thousands: amounts are not written to the tenth of a cent.
     """
     value = parse_number(raw, decimal_comma="," not in raw)
-    return None if value is None else f"{code}{value * multiplier:.2f}"
+    if value is None:
+        return None
+    amount = value * multiplier
+    cents = amount.quantize(Decimal("0.01"))
+    return f"{code}{cents:.2f}" if amount == cents else f"{code}{plain_number(amount)}"  # £0.0042 keeps its digits
 
 
 def _multiplier(m: re.Match[str]) -> int:
@@ -175,9 +180,10 @@ def _unit(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     if amount is None:
         return []
     spelling = m["unit"]
+    if UNIT_FORMS.get(spelling, ("",))[0] == "percentage point":  # 25 bp = 0.25 pp = a 0.25% margin
+        points = plain_number(amount / 100 if spelling in BASIS_POINTS else amount)
+        return [make_found("percent", points, m.start(), m.end())]
     value = canonical_quantity(amount, spelling)
-    if value is None and UNIT_FORMS[spelling][0] == "percentage point":
-        value = f"{plain_number(amount / 100 if spelling in BASIS_POINTS else amount)} pp"
     if value is None:
         number = plain_number(amount)
         singular, plural = UNIT_FORMS[spelling]
@@ -234,13 +240,20 @@ def _quantity(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
 
 
 def _is_list_marker(text: str, start: int, end: int) -> bool:
-    """``1.`` or ``2)`` opening a line is list numbering, not a constraint."""
+    """``1.`` or ``2)`` opening a line, or ``(2)``/``2)`` before a word after a colon, comma or
+    sentence (``options: (1) raise it, (2) wait``, ``1) Jonas, 2) Mei``), is list numbering, not a constraint."""
+    if _INLINE_LABEL.match(text, end) and (
+        text[start - 1 : start] == "(" or _LABEL_BEFORE.search(text[max(0, start - 2) : start])
+    ):
+        return end - start <= 2
     if text[end : end + 2] not in (". ", ") ", ".\n", ")\n"):
         return False
     line_start = text.rfind("\n", max(0, start - 16), start) + 1
     return (line_start > 0 or start <= 16) and not text[line_start:start].strip(" \t#*-")
 
 
+_INLINE_LABEL = re.compile(r"\) (?=[A-Za-z])")
+_LABEL_BEFORE = re.compile(r"(?:^|[:;,.] |\n)$")
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 _HYPHENATED_ID = re.compile(r"(?<![\w-])(?=[a-z0-9-]*\d)[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])")
 _CLAUSE_MORE = re.compile(rf"\s*(?:,|and|or|to|through|&|–|-)\s*(?P<ref>{CLAUSE_REF})")

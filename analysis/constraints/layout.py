@@ -1,9 +1,10 @@
-"""The parts of a text that are layout, not facts: never constraints (docs/constraints.md).
+"""The parts of a text that are layout or void, not facts: never constraints (docs/constraints.md).
 
 The timestamps of a chat transcript (``[14:02] @maya:``), the date lines of quoted e-mail
 headers (``Date: Thu, 12 Mar 2026 10:42 +0100``, ``On Wed, 11 Mar 2026 at 16:05, Jonas
 wrote:``) and page stamps (``page 3 of 7``) are where a message sits, not what it says: a
-faithful summary drops them. :func:`layout_spans` finds them so that no extractor reads a
+faithful summary drops them. So do values the text marks as superseded or withdrawn (``not the
+EUR 19.210,50 shown on the original``). :func:`layout_spans` finds them so that no extractor reads a
 constraint inside them. Every pattern stays within one line, so a text cut into lines (the piece
 cache) gives the same spans.
 """
@@ -20,6 +21,20 @@ _ATTRIBUTION = re.compile(r"[wsaeé](?:rote|chrieb|\x20écrit|scribió)\b[^\n]{0
 _ATTRIBUTION_START = re.compile(r"[ \t>]*(?:On|Am|Le|El)\s")
 _PAGE_STAMP = re.compile(r"[PpSs](?i:age|eite|\.)\s?\d{1,4}\s?(?i:of|/|von|sur|de)\s?\d{1,4}(?!\d)")
 _QUOTE_MARKS = " \t>"
+# Values the text itself marks as no longer in force: the marker, then the rest of its clause
+# ("(not the EUR 19.210,50 shown on the original", "originally 12 March"),
+# or the clause up to a marker after the value ("v2's price of $4.10 is withdrawn").
+_VOID_BEFORE = re.compile(
+    r"(?:\(|,\s)not(?: the)?(?=\s+(?:[A-Z]{3}\s?)?[$€£¥]?\d)"  # a correction: "(not the EUR 19.210,50 …", ", not $6,400"
+    r"|(?<![\w-])(?i:instead of|rather than|in place of|originally|formerly|supersedes|replaces|corrected from"
+    r"|no longer)(?![\w-])"
+)
+_VOID_AFTER = re.compile(
+    r"(?<![\w-])(?i:(?:is |was |has been |are |were )?(?:withdrawn|superseded|cancell?ed|void|obsolete)"
+    r"|no longer appl(?:ies|icable))(?![\w-])"
+)
+_CLAUSE_END = re.compile(r"[;)\]\n|]|[.,:](?!\d)")
+_CLAUSE_START = re.compile(r"[;(\[\n|]|[.,:](?!\d)")
 
 
 def layout_spans(text: str) -> list[tuple[int, int]]:
@@ -41,6 +56,22 @@ def layout_spans(text: str) -> list[tuple[int, int]]:
         if m.start() - line_start <= 200 and _ATTRIBUTION_START.match(text, line_start):
             spans.append((line_start, m.end()))
     spans += [m.span() for m in _PAGE_STAMP.finditer(text) if not text[m.start() - 1 : m.start()].isalnum()]
+    return spans + void_spans(text)
+
+
+def void_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of the clauses ``text`` marks as superseded, withdrawn or no longer applicable.
+
+    Each ends at a clause boundary (``;``, ``)``, a line break, a table bar, or ``.``/``,`` not
+    inside a number), so a value stated again outside the clause is still a constraint there.
+    """
+    spans = []
+    for m in _VOID_BEFORE.finditer(text):
+        end = _CLAUSE_END.search(text, m.end())
+        spans.append((m.start(), end.start() if end else len(text)))
+    for m in _VOID_AFTER.finditer(text):
+        start = max((b.end() for b in _CLAUSE_START.finditer(text, max(0, m.start() - 200), m.start())), default=0)
+        spans.append((start, m.end()))
     return spans
 
 

@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import cache
 
 
 @dataclass(frozen=True)
@@ -38,9 +39,21 @@ _COMMA_VOTES = re.compile(r"(?<![\w.,/:-])(?:\d{1,3}(?:[. \u00a0\u202f]\d{3})+,\
 _POINT_VOTES = re.compile(r"\d(?<![\w.,/:-]\d)(?:\d{0,2}(?:,\d{3})+\.\d+|\d*\.\d{1,2})(?![\d.,]|-\d)")
 _SLASH_DATE = re.compile(r"(\d(?<![\w/.]\d)\d?)/(\d{1,2})/(?:\d{4}|\d{2})(?![\w/])")
 _DOTTED_DATE = re.compile(r"\d(?<![\w.]\d)\d?\.\d{1,2}\.\d{4}(?![\w.])")
-_YEAR = re.compile(r"[12](?<![\d,][12])(?<=1)9\d\d(?!\d|[.,]\d)|[12](?<![\d,][12])(?<=2)0\d\d(?!\d|[.,]\d)")
+_YEAR = re.compile(r"[12](?<![\w,-][12])(?<=1)9\d\d(?!\d|[.,]\d)|[12](?<![\w,-][12])(?<=2)0\d\d(?!\d|[.,]\d)")
+# Signs of a text written outside the US, where an undecided slashed date is read day first.
 # Signs of a text written outside the US, where an undecided slashed date is read day first.
 _DAY_FIRST_HINTS = re.compile(r"[€£]|\b(?:EUR|GBP)\b")
+
+
+@cache
+def _named_orders() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """``(day month, month day)``: dates with a month name written day first ("11 March") and month first ("March 11")."""
+    from handoff.analysis.constraints.vocabulary import MONTH  # vocabulary's units import this module
+
+    return (
+        re.compile(rf"\d(?<![\w.]\d)\d?(?:st|nd|rd|th|\.)? (?:of |de )?{MONTH}"),
+        re.compile(rf"{MONTH} \d{{1,2}}(?!\d)"),
+    )
 
 
 def read_text(text: str) -> Reading:
@@ -52,6 +65,9 @@ def read_text(text: str) -> Reading:
     for first, second in _SLASH_DATE.findall(text):
         day_votes += int(first) > 12 >= int(second)
         month_votes += int(second) > 12 >= int(first)
+    if day_votes == month_votes:  # then the order of named dates, then where the text is from
+        day_named, month_named = _named_orders()
+        day_votes, month_votes = len(day_named.findall(text)), len(month_named.findall(text))
     if day_votes == month_votes:
         day_first = decimal_comma or bool(_DOTTED_DATE.search(text) or _DAY_FIRST_HINTS.search(text))
     else:
@@ -77,7 +93,7 @@ def parse_number(raw: str, decimal_comma: bool) -> Decimal | None:
     else:
         mark = "," if comma != -1 else "."
         groups = digits.split(mark)
-        grouped = len(groups[0]) <= 3 and all(len(g) == 3 for g in groups[1:])
+        grouped = len(groups[0]) <= 3 and groups[0][:1] != "0" and all(len(g) == 3 for g in groups[1:])
         if len(groups) > 2 or (grouped and decimal_comma == (mark == ".")):
             digits = digits.replace(mark, "") if grouped else ""  # the mark groups thousands
             mark = None

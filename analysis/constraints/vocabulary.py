@@ -50,7 +50,10 @@ def _month_pattern(names: dict[str, int]) -> str:
 
 
 MONTH = _month_pattern(MONTHS)
-CURRENCY_CODES = "USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|INR|CNY|SEK|NOK|DKK|SGD|HKD|MXN|BRL|ZAR"
+CURRENCY_CODES = (
+    "USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|INR|CNY|SEK|NOK|DKK|SGD|HKD|MXN|BRL|ZAR|PLN|CZK|HUF|RON|KRW|TWD|THB"
+    "|IDR|MYR|AED|SAR|ILS|CLP|COP|ARS|VND|EGP|NGN|KES|ISK"
+)
 CURRENCY_WORDS = {"dollar": "USD", "dollars": "USD", "euro": "EUR", "euros": "EUR"}
 CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY"}
 MULTIPLIERS = {
@@ -72,12 +75,12 @@ EU_AMOUNT = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|\d+,\d{1,2}")
 # A "-hh:mm" offset only counts after seconds (ISO timestamps): "02:00-04:00" is a range.
 TIME_ZONES = (
     r"(?:UTC|GMT)[+-]\d{1,2}(?::?\d{2})?|UTC|GMT|Z|\+\d{2}:?\d{2}|(?<=:\d\d:\d\d)-\d{2}:?\d{2}"
-    r"|[ECMP][SD]T|CES?T|WES?T|EES?T|BST|IST|JST|AE[SD]T|[ECMP]T"
+    r"|[ECMP][SD]T|CES?T|WES?T|EES?T|MES?Z|BST|IST|JST|AE[SD]T|[ECMP]T"
 )
 # Minutes east of UTC of the zone names a time can carry; ET, CT, PT (offset unknown) are kept as names.
 ZONE_OFFSETS = {
     "UTC": 0, "GMT": 0, "Z": 0, "WET": 0, "WEST": 60, "BST": 60, "CET": 60, "CEST": 120,
-    "EET": 120, "EEST": 180, "IST": 330, "JST": 540, "AEST": 600, "AEDT": 660,
+    "EET": 120, "EEST": 180, "MEZ": 60, "MESZ": 120, "IST": 330, "JST": 540, "AEST": 600, "AEDT": 660,
     "EST": -300, "EDT": -240, "CST": -360, "CDT": -300, "MST": -420, "MDT": -360, "PST": -480, "PDT": -420,
 }  # fmt: skip
 

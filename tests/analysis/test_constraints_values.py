@@ -33,6 +33,10 @@ def _atoms(text: str) -> list[str]:
         ("cut-over at 07:15 UTC", "cut-over at 08:15 CET"),
         ("call at 3:30 pm EST", "call at 20:30Z"),
         ("enlèvement 09h00-11h30", "pick-up 9:00 am-11:30 am"),
+        # Basis points and percentage points are percentages; MEZ is CET.
+        ("spread of 50 bp over SONIA", "spread of 0.5 percentage points over SONIA"),
+        ("margin 2.25% over SONIA", "margin 225 bp over SONIA"),
+        ("Abrechnung um 17:30 MEZ", "settlement at 16:30 UTC"),
     ],
 )
 def test_reformatted_atoms_give_the_same_tokens(upstream, downstream):
@@ -68,7 +72,7 @@ def test_different_facts_keep_different_tokens():
 
 
 def test_layout_is_not_a_constraint():
-    """Chat stamps, e-mail header dates and attribution lines, and page stamps give no tokens."""
+    """Chat stamps, e-mail header dates and attribution lines, page stamps and inline list labels give no tokens."""
     transcript = "[09:41] Dana (Ops): restart the worker\n[Tue 09:43] Lee: done, page 2 of 9 of the runbook"
     assert _atoms(transcript) == []
     mail = (
@@ -79,6 +83,8 @@ def test_layout_is_not_a_constraint():
     )
     assert _atoms(mail) == ["date:2026-04-20"]
     assert _atoms("Date: 2026-04-15\nTotal: 3 pallets") == ["date:2026-04-15", "unit:3 pallets"]
+    assert _atoms("Optionen: (1) Kapazität erhöhen, (2) warten. Leave: 1) Jonas, 2) Mei") == []
+    assert _atoms("keep (max 3) and 12) more") == ["number:12", "number:3"]
 
 
 def test_field_names_are_not_identifiers():
@@ -99,7 +105,6 @@ def test_field_names_are_not_identifiers():
         ("store at 20 °C", "store at 68 °F"),
         ("crate of 1,370 kg", "crate of 3,020 lb"),
         ("Frist 15 Tage", "deadline 15 days"),
-        ("spread of 50 bp", "spread of 0.5 percentage points"),
         ("retain 2 years", "retain 24 months"),
     ],
 )
@@ -118,3 +123,20 @@ def test_different_quantities_stay_different():
     assert _atoms("renew after 1 month") != _atoms("renew after 30 days")
     assert _atoms("dose 1.8 mg") != _atoms("dose 2 mg")
     assert _atoms("5 kVA") != _atoms("5 kW")
+
+
+def test_values_marked_superseded_are_not_constraints():
+    """A value the text corrects, withdraws or supersedes is not a constraint; the value in force is."""
+    text = (
+        "Settle at USD 9,310.00 (not the USD 9,870.00 on the draft). "
+        "Unit price €3.15; the earlier quote of €3.40 is withdrawn. The credit is £1,120, not £1,210."
+    )
+    assert _atoms(text) == ["money:EUR3.15", "money:GBP1120.00", "money:USD9310.00"]
+    assert _atoms("Use db-eu-7, not the legacy db-eu-2.") == ["id:db-eu-2", "id:db-eu-7"]
+
+
+def test_amounts_keep_their_currency_and_digits():
+    """Any ISO currency code is read, and a price below a cent keeps its digits."""
+    assert _atoms("guarantee of PLN 4,800,000") == ["money:PLN4800000.00"]
+    assert _atoms("£0.0042 per page") == ["money:GBP0.0042"]
+    assert _atoms("£0.029 per page") != _atoms("£29 per page")
