@@ -13,8 +13,9 @@ from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
 
+from handoff.analysis.constraints.numerals import parse_number, plain_number
 from handoff.analysis.constraints.quantities import canonical_quantity
-from handoff.analysis.constraints.reading import Reading, parse_number, plain_number
+from handoff.analysis.constraints.reading import Reading
 from handoff.analysis.constraints.tokens import Found, make_found
 from handoff.analysis.constraints.vocabulary import (
     ARTICLES,

@@ -20,7 +20,7 @@ from decimal import Decimal
 from functools import cache
 from typing import Any
 
-from handoff.analysis.constraints.reading import plain_number
+from handoff.analysis.constraints.numerals import plain_number
 
 # Spellings -> pint unit names. Each dimension is written in the unit its value is given in.
 PINT_UNITS: dict[str, str] = {}

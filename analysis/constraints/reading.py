@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from functools import cache
+
+from handoff.analysis.constraints.vocabulary import MONTH
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,6 @@ _DAY_FIRST_HINTS = re.compile(r"[€£]|\b(?:EUR|GBP)\b")
 @cache
 def _named_orders() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """``(day month, month day)``: dates with a month name written day first ("11 March") and month first ("March 11")."""
-    from handoff.analysis.constraints.vocabulary import MONTH  # vocabulary's units import this module
 
     return (
         re.compile(rf"\d(?<![\w.]\d)\d?(?:st|nd|rd|th|\.)? (?:of |de )?{MONTH}"),
@@ -75,41 +75,3 @@ def read_text(text: str) -> Reading:
     years = Counter(_YEAR.findall(text))
     year = int(years.most_common(1)[0][0]) if years else None
     return Reading(decimal_comma, day_first, year)
-
-
-def parse_number(raw: str, decimal_comma: bool) -> Decimal | None:
-    """The value of a written number: ``"1.850,00"`` -> 1850.00, ``"2 450"`` -> 2450, ``"1.500"`` by the reading.
-
-    A spelling that says its own decimal mark (both marks, several of one, or a mark not
-    followed by three digits) is read that way whatever the reading; ``1,500`` and ``1.500`` are
-    read by ``decimal_comma``.
-    """
-    digits = re.sub(r"[ \u00a0\u202f'’]", "", raw)
-    comma, point = digits.rfind(","), digits.rfind(".")
-    if comma != -1 and point != -1:
-        mark = "," if comma > point else "."
-    elif comma == -1 and point == -1:
-        mark = None
-    else:
-        mark = "," if comma != -1 else "."
-        groups = digits.split(mark)
-        grouped = len(groups[0]) <= 3 and groups[0][:1] != "0" and all(len(g) == 3 for g in groups[1:])
-        if len(groups) > 2 or (grouped and decimal_comma == (mark == ".")):
-            digits = digits.replace(mark, "") if grouped else ""  # the mark groups thousands
-            mark = None
-    if mark is not None:
-        group = "." if mark == "," else ","
-        whole, _, fraction = digits.rpartition(mark)
-        digits = whole.replace(group, "") + "." + fraction
-    try:
-        return Decimal(digits)
-    except InvalidOperation:
-        return None
-
-
-def plain_number(value: Decimal) -> str:
-    """``Decimal("1850.00")`` -> ``"1850"``, ``Decimal("9.50")`` -> ``"9.5"``: no exponent, no trailing zeros."""
-    text = f"{value:f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return text or "0"

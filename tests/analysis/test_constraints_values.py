@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from handoff.analysis.constraints import extract_constraints, lost_constraints
-from handoff.analysis.constraints.reading import Reading, parse_number, read_text
+from handoff.analysis.constraints.numerals import parse_number
+from handoff.analysis.constraints.reading import Reading, read_text
 
 
 def _atoms(text: str) -> list[str]:

@@ -1,0 +1,44 @@
+"""Written numbers as values: ``"1.850,00"`` and ``"1,850.00"`` are 1850, ``1,500`` and ``1.500`` by the text's decimal mark."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+
+def parse_number(raw: str, decimal_comma: bool) -> Decimal | None:
+    """The value of a written number: ``"1.850,00"`` -> 1850.00, ``"2 450"`` -> 2450, ``"1.500"`` by the reading.
+
+    A spelling that says its own decimal mark (both marks, several of one, or a mark not
+    followed by three digits) is read that way whatever the reading; ``1,500`` and ``1.500`` are
+    read by ``decimal_comma``.
+    """
+    digits = re.sub(r"[ \u00a0\u202f'’]", "", raw)
+    comma, point = digits.rfind(","), digits.rfind(".")
+    if comma != -1 and point != -1:
+        mark = "," if comma > point else "."
+    elif comma == -1 and point == -1:
+        mark = None
+    else:
+        mark = "," if comma != -1 else "."
+        groups = digits.split(mark)
+        grouped = len(groups[0]) <= 3 and groups[0][:1] != "0" and all(len(g) == 3 for g in groups[1:])
+        if len(groups) > 2 or (grouped and decimal_comma == (mark == ".")):
+            digits = digits.replace(mark, "") if grouped else ""  # the mark groups thousands
+            mark = None
+    if mark is not None:
+        group = "." if mark == "," else ","
+        whole, _, fraction = digits.rpartition(mark)
+        digits = whole.replace(group, "") + "." + fraction
+    try:
+        return Decimal(digits)
+    except InvalidOperation:
+        return None
+
+
+def plain_number(value: Decimal) -> str:
+    """``Decimal("1850.00")`` -> ``"1850"``, ``Decimal("9.50")`` -> ``"9.5"``: no exponent, no trailing zeros."""
+    text = f"{value:f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text or "0"
