@@ -286,7 +286,7 @@ _ADDRESS_FIELD = re.compile(
     r"correspondence)[ _]?)?(?:address|addr|adres|adresse|dirección|direccion|endereço|indirizzo|anschrift))"
     r"(?:\"\s*:\s*\"|\s*[:=]\s*\"?|\s+)([^\"\n]{8,160})"
 )
-_JSON_FIELD = re.compile(r'"([A-Za-z][\w .\-]{0,40})"\s*:\s*"((?:[^"\\\n]|\\.){1,200})"')
+_JSON_FIELD = re.compile(r'"([A-Za-z][\w .\-]{0,40})"\s*:\s*\[?\s*"((?:[^"\\\n]|\\.){1,200})"')
 _KV_FIELD = re.compile(r"(?<![\w\"'])([A-Za-z][\w .\-/]{0,40}?)(?:\s*\(([^)\n]{1,40})\))?\s*[:=]\s*[\"']?(?=[^\s\"'])")
 
 

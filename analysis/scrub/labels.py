@@ -43,7 +43,8 @@ LABELS: dict[str, Label] = {
     **_labels(
         "PERSON",
         False,
-        "name|names|owner|agent|user|author|from|to|cc|driver|member|holder|buyer|seller|host|lead|text",
+        "name|names|owner|agent|user|author|from|to|cc|driver|member|holder|buyer|seller|host|lead|text|first|middle|"
+        "last|middle names|initials",
     ),
     **_labels(
         "DATE_OF_BIRTH",

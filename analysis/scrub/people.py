@@ -168,6 +168,30 @@ _MULTI_WORD_CUES = frozenset(
 )  # a single word after "to" or "from" is a place as often as a person
 
 
+# A name in Han, kana or Hangul: one or two runs of one to four characters ("田中 博", "박지훈").
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+_CJK_NAME = re.compile(rf"[{_CJK}]{{1,4}}(?:[ \u3000][{_CJK}]{{1,4}})?(?![{_CJK}])")
+_HAS_CJK = re.compile(rf"[{_CJK}]")
+# The same person in two scripts: "TANAKA Hiroshi (田中 博)", "박지훈 (Park Ji-hoon)".
+_GLOSSES = (
+    re.compile(rf"(?P<name>{NAME_SEQ})[ \t]*[(（](?P<gloss>{_CJK_NAME.pattern})[)）]"),
+    re.compile(rf"(?<![{_CJK}])(?P<gloss>{_CJK_NAME.pattern})[ \t]*[(（](?P<name>{NAME_SEQ})[)）]"),
+)
+
+
+def script_glosses(text: str) -> Iterator[Finding]:
+    """A romanized full name glossed in Han, kana or Hangul (or the reverse): both spellings are the person."""
+    if _HAS_CJK.search(text) is None:
+        return
+    for pattern in _GLOSSES:
+        for match in pattern.finditer(text):
+            name = match.group("name")
+            if len(_WORD.findall(name)) >= 2 and _acceptable(name, True) and not _brand_at(text, *match.span("name")):
+                for group in ("name", "gloss"):
+                    start, end = match.span(group)
+                    yield Finding("PERSON", start, end, 0.85, "NameGloss", text[start:end])
+
+
 def name_span(value: str, *, strong: bool) -> tuple[int, int] | None:
     """The span of the person's name at the start of a field ``value`` (an honorific and quotes skipped), or None.
 
@@ -178,6 +202,10 @@ def name_span(value: str, *, strong: bool) -> tuple[int, int] | None:
     prefix = _HONORIFIC_PREFIX.match(value, offset)
     offset = prefix.end() if prefix else offset
     match = NAME_SEQ_RE.match(value, offset)
+    if match is None and strong:
+        cjk = _CJK_NAME.match(value, offset)
+        if cjk is not None:
+            return cjk.span()
     if match is None:
         lower = _LOWER_NAME.match(value, offset) if strong else None
         return (lower.start(), lower.end()) if lower and _lower_name_ok(lower.group()) else None
@@ -444,8 +472,11 @@ def _acceptable(phrase: str, strong: bool, single_ok: bool = True) -> bool:
     gaz = gazetteer()
     words = [fold(w.rstrip(".")) for w in _WORD.findall(phrase)]
     core = [w for w in words if w not in PARTICLES and w not in NAME_SUFFIXES and w not in HONORIFIC_WORDS]
-    if not core or len(core) > 6 or any(w in BUSINESS_WORDS for w in core):
+    if not core or len(core) > 6:
         return False
+    business = [w for w in core if w in BUSINESS_WORDS]
+    if business and not (strong and len(core) > 1 and all(w in gaz.ambiguous for w in business)):
+        return False  # under a cue, a surname that is also a business word stays a name ("Ji-woo Park")
     joined = " ".join(w for w in words if w not in PARTICLES)
     if any(brand in joined for brand in EPONYMOUS_BRANDS) or label_of(phrase) is not None:
         return False

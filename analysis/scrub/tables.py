@@ -68,13 +68,28 @@ def header_of(line: str) -> Header | None:
         if line.count(separator) < 1 + (separator == "|"):
             continue
         names = [line[start:end].strip(" \"'*`") for start, end in _cells(line, separator)]
-        if any(not name or len(name) > 40 or any(c.isdigit() or c == ":" for c in name) for name in names if name):
+        if any(
+            len(name) > 40 or ":" in name or _DIGIT.search(name) and not _IDENTIFIER.fullmatch(name) for name in names
+        ):
             return None  # "Reported by: Bartosz Wiśniewski, Shift Supervisor" is a field, not a header
-        labels = [label_of(name) if name else None for name in names]
+        labels = [_column_label(name) if name else None for name in names]
         if any(labels):
             return separator, labels
         return None
     return None
+
+
+_DIGIT = re.compile(r"\d")
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+")  # "data_gb_30d", "address_line_2"
+_QUALIFIER = re.compile(r"\s*\([^()]*\)$")
+
+
+def _column_label(name: str) -> Label | None:
+    """The label of a column header, a trailing qualifier dropped when needed ("Signatory (counterparty)")."""
+    label = label_of(name)
+    if label is None and name.endswith(")"):
+        label = label_of(_QUALIFIER.sub("", name))
+    return label
 
 
 def _cells(line: str, separator: str) -> list[tuple[int, int]]:

@@ -65,3 +65,39 @@ def test_places_and_firms_after_prepositions_survive(scrubber):
         "Prepared by KPMG Audit; approved by Finance Committee."
     )
     assert scrubber.scrub_text(text) == text
+
+
+def test_table_columns_with_qualified_or_numbered_headers_hold_names(scrubber):
+    """A "Signatory (buyer)" column and a CSV whose header also has "score_30d" still mark their name cells."""
+    markdown = "| Ref | Signatory (buyer) | Signed |\n|---|---|---|\n| C-104 | Wairimu Kamau-Njoroge | 2026-02-03 |"
+    csv = "acct,holder_name,usage_30d,owner_agent\nA-1,Thanaphon Srisawat,12.5,Duangjai P.\n"
+    out = scrubber.scrub_text(markdown + "\n\n" + csv)
+    assert _left(scrubber, markdown + "\n\n" + csv, ("Wairimu Kamau-Njoroge", "Thanaphon Srisawat")) == []
+    assert "| C-104 |" in out and "usage_30d" in out
+
+
+def test_a_surname_that_is_also_a_business_word_is_a_name_under_a_label(scrubber):
+    """ "Park" is a business word and a Korean surname: in a claimant column "Min-jun Park" is a person."""
+    text = "claim,claimant,reserve\nCL-9,Min-jun Park,1200.00\nCL-10,Seo-yeon Hall,80.00\n"
+    assert _left(scrubber, text, ("Min-jun Park", "Seo-yeon Hall")) == []
+    assert scrubber.scrub_text("Meet at Olympic Park, gate 4.") == "Meet at Olympic Park, gate 4."
+
+
+def test_json_given_names_in_a_list_and_first_last_fields_are_removed(scrubber):
+    """FHIR-style ``"given": ["…"]`` and ``"first"``/``"last"`` fields holding known names are removed."""
+    text = (
+        '{"name":[{"family":"Wanjiku","given":["Nyambura"]}],"legal":{"first":"Obinna","last":"Eze"},"last":"Monday"}'
+    )
+    out = scrubber.scrub_text(text)
+    assert _left(scrubber, text, ("Wanjiku", "Nyambura", "Obinna")) == []
+    assert '"last":"Monday"' in out
+
+
+def test_a_name_glossed_in_another_script_is_removed_in_both(scrubber):
+    """ "SUZUKI Takumi (鈴木 拓海)" and "김민준 (Kim Min-jun)" are one person each, both spellings removed."""
+    text = (
+        "Signed by: SUZUKI Takumi (鈴木 拓海), Director\nSubscriber: 김민준 (Kim Min-jun)\nToyota Motor (トヨタ自動車)"
+    )
+    out = scrubber.scrub_text(text)
+    assert _left(scrubber, text, ("SUZUKI", "鈴木 拓海", "김민준", "Kim Min-jun")) == []
+    assert "Toyota Motor (トヨタ自動車)" in out
