@@ -28,6 +28,7 @@ Modules, in the order a text goes through them: :mod:`~handoff.analysis.constrai
 (the words and spellings), :mod:`~handoff.analysis.constraints.reading` (the text's decimal mark,
 date order and year), :mod:`~handoff.analysis.constraints.layout` (what is layout, not fact),
 :mod:`~handoff.analysis.constraints.quantities` (units, by pint),
+:mod:`~handoff.analysis.constraints.values` (a value stated with less context),
 :mod:`~handoff.analysis.constraints.extractors` (one regex and
 builder per way of writing an atom), :mod:`~handoff.analysis.constraints.windows` (where to
 look), :mod:`~handoff.analysis.constraints.phrases` (negations and qualifiers),

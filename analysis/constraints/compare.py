@@ -6,7 +6,9 @@ transform and edge checks, ``handoff diff`` and blast radius give the same answe
 as on full ones, and ``python -m tests.analysis.eval_constraints --fast`` scores exactly it.
 
 - An atomic constraint (number, percent, money, date, time, clause, id, unit) is carried when its
-  canonical token is downstream (the tokens already say ``1.5 g`` and ``1,500 mg`` the same way).
+  canonical token is downstream (the tokens already say ``1.5 g`` and ``1,500 mg`` the same way),
+  or the same value with less context (a table cell under "Amount (GBP)", a year-less date:
+  :func:`~handoff.analysis.constraints.values.atom_carried`).
 - A bound (``at least``, ``at most``, ``no later than``, ``no earlier than`` with the values it
   governs) is carried when a downstream phrase has the same direction and the same values.
 - Any other negation or qualifier is carried when at least half of its content words (stemmed,
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 
 from handoff.analysis.constraints.meaning import TERMS_CLASS, Terms, parse_terms, stem_hashes
 from handoff.analysis.constraints.tokens import Constraint
+from handoff.analysis.constraints.values import atom_carried
 from handoff.analysis.constraints.vocabulary import NEGATIONS, QUALIFIERS
 
 PHRASE_CLASSES = ("negation", "qualifier")
@@ -124,7 +127,7 @@ class _Downstream:
 
 
 def _carried(token: str, down: _Downstream, up_terms: Terms | None) -> bool:
-    if token in down.tokens:
+    if token in down.tokens or atom_carried(token, down.tokens):
         return True
     if token.startswith("list_item:"):
         return up_terms is not None and down.carries_item(token, up_terms)

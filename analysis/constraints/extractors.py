@@ -240,6 +240,18 @@ def _quantity(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     return [make_found("number", value, start, end)] if value else []
 
 
+def _keyed_quantity(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
+    """``"timeout_minutes": 30``, ``terminationGracePeriodSeconds: 45``: a value whose key names its unit."""
+    amount = parse_number(m["num"], reading.decimal_comma)
+    if amount is None:
+        return []
+    unit = m["kunit"].lower()
+    if unit in ("pct", "percent"):
+        return [make_found("percent", plain_number(amount), m.start(), m.end())]
+    value = canonical_quantity(amount, _KEY_UNITS.get(unit, unit))
+    return [make_found("unit", value, m.start(), m.end())] if value else []  # from the key's unit on
+
+
 def _is_list_marker(text: str, start: int, end: int) -> bool:
     """``1.`` or ``2)`` opening a line, or ``(2)``/``2)`` before a word after a colon, comma or
     sentence (``options: (1) raise it, (2) wait``, ``1) Jonas, 2) Mei``), is list numbering, not a constraint."""
@@ -253,6 +265,7 @@ def _is_list_marker(text: str, start: int, end: int) -> bool:
     return (line_start > 0 or start <= 16) and not text[line_start:start].strip(" \t#*-")
 
 
+_KEY_UNITS = {"secs": "sec", "mins": "min", "hrs": "hr", "mb": "MB", "gb": "GB"}
 _INLINE_LABEL = re.compile(r"\) (?=[A-Za-z])")
 _LABEL_BEFORE = re.compile(r"(?:^|[:;,.] |\n)$")
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
@@ -293,9 +306,25 @@ _AMOUNT = r"\d[\d,.]*\d|\d"
 _AMOUNT_COMMA = r"\d(?<![\w.,]\d)\d{0,2}(?:[ \u00a0\u202f]\d{3})+(?:,\d+)?|\d[\d,.]*\d|\d"  # and "2 450,00", "1 180 €"
 
 
+def _money_extractors(amount: str) -> tuple[tuple[re.Pattern[str], _Builder, Gate | None], ...]:
+    """Amounts after a symbol or a code, and before a code, a currency word or a symbol."""
+    suffix_amount = amount.replace(r"\d[\d,.]*\d|\d", r"\d(?<![\w.,]\d)(?:[\d,.]*\d)?")
+    return (
+        (re.compile(rf"(?P<sym>[$€£¥])\s?(?P<num>{amount}){MULT}"), _money_symbol, _DIGITS),
+        (re.compile(rf"(?P<code>{CURRENCY_CODES})\s?(?P<num>{amount}){MULT}"), _money_code, _DIGITS),
+        (
+            re.compile(
+                rf"(?P<num>{suffix_amount}){MULT_BODY}(?:\s?(?P<code>{CURRENCY_CODES}|[Dd]ollars?|[Ee]uros?)(?![A-Za-z])"
+                r"|[ \u00a0]?(?P<sym>[€£$¥])(?![ \u00a0]?\d))"
+            ),
+            _money_suffix,
+            _DIGITS,
+        ),
+    )
+
+
 def _extractors(num: str, amount: str) -> tuple[tuple[re.Pattern[str], _Builder, Gate | None], ...]:
     """The extractors, in priority order, for a text writing numbers as ``num`` and amounts as ``amount``."""
-    suffix_amount = amount.replace(r"\d[\d,.]*\d|\d", r"\d(?<![\w.,]\d)(?:[\d,.]*\d)?")
     return (
         # The scrubber's keyed pseudonyms, ``<EMAIL_ADDRESS:3f2a1c>``: the same value everywhere.
         (re.compile(r"<[A-Z][A-Z_]*:[0-9a-f]{6}>"), _id_plain, _WHOLE_TEXT),
@@ -314,6 +343,16 @@ def _extractors(num: str, amount: str) -> tuple[tuple[re.Pattern[str], _Builder,
         ),
         # us-east-1, gpt-4o: found from their hyphens, rarer than the letters they start with.
         (re.compile(r"-(?<=[a-z0-9]-)[a-z0-9]"), _id_hyphenated, _DIGITS),
+        # A value whose key names its unit; the key, a field name, is no identifier.
+        (
+            re.compile(
+                r"(?<=[a-z0-9])(?:_|(?<=[a-z])(?=[A-Z]))(?P<kunit>ms|(?i:seconds|secs|minutes|mins|hours|hrs|days|weeks|months|years)"
+                r"|kg|mb|gb|pct|percent)[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?"
+                rf"(?P<num>{num})(?![\w.:/-]|,\d)"
+            ),
+            _keyed_quantity,
+            _DIGITS,
+        ),
         (
             re.compile(r"[A-Za-z](?<![\w.][A-Za-z])(?:[A-Za-z0-9]*\.[A-Za-z])*[A-Za-z0-9]*_\w*(?:\.[A-Za-z_]\w*)*"),
             _id_underscored,
@@ -350,16 +389,7 @@ def _extractors(num: str, amount: str) -> tuple[tuple[re.Pattern[str], _Builder,
             _time,
             _DIGITS,
         ),
-        (re.compile(rf"(?P<sym>[$€£¥])\s?(?P<num>{amount}){MULT}"), _money_symbol, _DIGITS),
-        (re.compile(rf"(?P<code>{CURRENCY_CODES})\s?(?P<num>{amount}){MULT}"), _money_code, _DIGITS),
-        (
-            re.compile(
-                rf"(?P<num>{suffix_amount}){MULT_BODY}(?:\s?(?P<code>{CURRENCY_CODES}|[Dd]ollars?|[Ee]uros?)(?![A-Za-z])"
-                r"|[ \u00a0]?(?P<sym>[€£$¥])(?![ \u00a0]?\d))"
-            ),
-            _money_suffix,
-            _DIGITS,
-        ),
+        *_money_extractors(amount),
         (_CLAUSE_KEYWORD, _clause_keyword, _DIGITS),
         (_CLAUSE_KEYWORD, _clause_keyword, _CLAUSE_WORDS),
         (

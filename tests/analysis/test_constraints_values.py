@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from handoff.analysis.constraints import extract_constraints, lost_constraints
+from handoff.analysis.constraints import compare_constraints, extract_constraints, lost_constraints, stored_tokens
 from handoff.analysis.constraints.numerals import parse_number
 from handoff.analysis.constraints.reading import Reading, read_text
+from handoff.analysis.constraints.values import atom_carried
 
 
 def _atoms(text: str) -> list[str]:
@@ -141,3 +142,38 @@ def test_amounts_keep_their_currency_and_digits():
     assert _atoms("guarantee of PLN 4,800,000") == ["money:PLN4800000.00"]
     assert _atoms("£0.0042 per page") == ["money:GBP0.0042"]
     assert _atoms("£0.029 per page") != _atoms("£29 per page")
+
+
+def test_keys_that_name_a_unit_give_quantities():
+    """A JSON, YAML or config value whose key names its unit is that quantity; the key is no identifier."""
+    config = '{"retry_window_minutes": 45, "p95_budget_ms": 800, "min_share_pct": 12}\nshutdownDelaySeconds 20'
+    assert _atoms(config) == ["percent:12", "unit:20 s", "unit:45 min", "unit:800 ms"]
+    assert _atoms("retry window: 45 minutes, budget 0.8 s") == ["unit:45 min", "unit:800 ms"]
+
+
+def test_a_value_stated_with_less_context_downstream_is_carried():
+    """A table cell or JSON value carries the amount, quantity, rate or date it states; another unit or currency does not."""
+    assert atom_carried("money:GBP412600.00", frozenset(["number:412600"]))
+    assert atom_carried("number:412600", frozenset(["money:GBP412600.00"]))
+    assert atom_carried("percent:99.9", frozenset(["number:0.999"]))
+    assert atom_carried("number:0.095", frozenset(["percent:9.5"]))
+    assert atom_carried("date:--03-18", frozenset(["date:2026-03-18"]))
+    assert atom_carried("date:2026-03-18", frozenset(["date:--03-18"]))
+    assert not atom_carried("date:2026-03-18", frozenset(["date:2025-03-18"]))
+    assert not atom_carried("unit:9 h", frozenset(["unit:9 d", "number:9"]))
+    assert not atom_carried("money:USD1500.00", frozenset(["money:EUR1500.00", "number:1500"]))
+    assert not atom_carried("number:412600", frozenset(["number:412800"]))
+
+
+def test_a_table_restating_amounts_under_a_currency_header_loses_nothing():
+    """Prose amounts restated as numbers in a table whose header names the currency are carried."""
+    upstream = "Gross loss £218,400, less savings of £19,250, leaves £199,150; the excess is £2,500."
+    downstream = (
+        "| Item | Amount (GBP) |\n|---|---|\n| Gross loss | 218,400 |\n| Savings | -19,250 |\n"
+        "| Net | 199,150 |\n| Excess | 2,500 |"
+    )
+    assert compare_constraints(stored_tokens(upstream), stored_tokens(downstream)) == []
+    changed = downstream.replace("199,150", "199,510")
+    assert [f.token for f in compare_constraints(stored_tokens(upstream), stored_tokens(changed))] == [
+        "money:GBP199150.00"
+    ]

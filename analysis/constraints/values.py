@@ -1,0 +1,85 @@
+"""When an atomic fact is stated downstream under another class: the value a token states.
+
+Canonical tokens make most spellings of a fact one token. What they cannot unify is a fact
+stated with less context on one side: a table cell ``412,600`` under the column "Amount (GBP)"
+is ``number:412600`` where the prose said ``money:GBP412600.00``; a JSON ``"rate": 0.095`` is
+``number:0.095`` where the prose said ``percent:9.5``; ``March 18`` in a text that names no year
+is ``date:--03-18`` where the other side said ``date:2026-03-18``. :func:`atom_carried` accepts
+those: the same value under a class that states less, never a different value.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+
+_AMOUNT = re.compile(r"[A-Z]{3}(\d+(?:\.\d+)?)")
+_LEADING = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _decimal(text: str) -> Decimal | None:
+    try:
+        return Decimal(text).normalize()
+    except InvalidOperation:
+        return None
+
+
+def stated_value(token: str) -> Decimal | None:
+    """The number an atomic token states: ``money:GBP412600.00`` -> 412600, ``unit:72.4 kg`` -> 72.4, ``percent:9.5`` -> 9.5."""
+    cls, _, value = token.partition(":")
+    if cls == "money":
+        m = _AMOUNT.fullmatch(value)
+    elif cls in ("number", "percent", "unit"):
+        m = _LEADING.match(value)
+    else:
+        return None
+    return _decimal(m.group(1) if cls == "money" else m.group()) if m else None
+
+
+@lru_cache(maxsize=256)
+def _index(downstream: frozenset[str]) -> tuple[frozenset[Decimal], frozenset[Decimal], frozenset[str], frozenset]:
+    """``(values of any atom, bare numbers, month-days of dates, (class, value) of the others)`` stated downstream."""
+    values, numbers, days, typed = set(), set(), set(), set()
+    for token in downstream:
+        value = stated_value(token)
+        if value is not None:
+            values.add(value)
+            if token.startswith("number:"):
+                numbers.add(value)
+            else:
+                typed.add((token.partition(":")[0], value))
+        elif token.startswith("date:") and len(token) in (12, 15):  # date:--MM-DD, date:YYYY-MM-DD
+            days.add(token[-5:])
+    return frozenset(values), frozenset(numbers), frozenset(days), frozenset(typed)
+
+
+def atom_carried(token: str, downstream: frozenset[str]) -> bool:
+    """Whether ``downstream`` states the fact of the atomic ``token`` with less context than the token has.
+
+    - a bare number is carried by an amount, a quantity or a percentage of the same value, or by
+      a percentage a hundred times it (``0.095`` and ``9.5%``);
+    - an amount, a quantity or a percentage is carried by a bare number of the same value (a
+      table or JSON whose column or key names the currency, unit or per cent), a percentage also
+      by a bare rate a hundredth of it; not when the same value is stated downstream in another
+      unit or currency, which is a change;
+    - a date without its year is carried by the same day of any year, and a full date by the same
+      day written without a year.
+    """
+    cls = token.partition(":")[0]
+    values, numbers, days, typed = _index(downstream)
+    if cls == "date":
+        value = token[5:]
+        return (
+            len(value) in (7, 10) and value[-5:] in days and ("date:--" + value[-5:] in downstream or value[0] == "-")
+        )
+    value = stated_value(token)
+    if value is None:
+        return False
+    if cls == "number":
+        return value in values or (0 < value < 1 and (value * 100).normalize() in values)
+    if (cls, value) in typed:
+        return False  # the same value in another unit or currency: a change ("9 hours" -> "9 days")
+    if cls == "percent":
+        return value in numbers or (value / 100).normalize() in numbers
+    return value in numbers
