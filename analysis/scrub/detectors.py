@@ -23,7 +23,7 @@ from handoff.analysis.scrub.fields import (
 from handoff.analysis.scrub.findings import Finding
 from handoff.analysis.scrub.identifiers import card_numbers, national_id_formats
 from handoff.analysis.scrub.keyed import keyed_tokens
-from handoff.analysis.scrub.people import cued_names, gazetteer_names, name_runs, script_glosses
+from handoff.analysis.scrub.people import cued_names, email_named, gazetteer_names, name_runs, script_glosses
 from handoff.analysis.scrub.tokens import secret_tokens, wallet_addresses
 from handoff.analysis.scrub.windows import aligned_lower
 
@@ -57,6 +57,7 @@ def local_findings(text: str, entities: frozenset[str]) -> list[Finding]:
         found += cued_names(text, lower, sign_off=False)
         found += gazetteer_names(text, runs)
         found += script_glosses(text)
+        found += email_named(text, runs)
     return found
 
 

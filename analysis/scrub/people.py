@@ -35,6 +35,7 @@ from handoff.analysis.scrub.vocabulary import (
     NAME_SEQ_RE,
     NAME_SUFFIXES,
     PARTICLES,
+    U,
 )
 from handoff.analysis.scrub.windows import aligned_lower, windowed
 
@@ -141,6 +142,10 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(rf"(?<![\w-]){_DONE_BY}(?:[ \t]+for[ \t]+[^,.\n]{{1,40}}?)?[ \t]+(?i:by)[ \t]*:?[ \t]+{_NAME}"),
     ),
     ("preposition", re.compile(rf"(?<![\w-]){_PREPOSITION}[ \t]*:?[ \t]+{_NAME}")),
+    (
+        "name-suffix",
+        re.compile(rf"(?<![\w\-])(?P<name>{U}{LETTER}+)-(?:san|sama|kun|chan|sensei|senpai|ssi|nim)(?![\w\-])"),
+    ),
 )
 # Literals every match of a cue contains (lower case; honorifics are matched case-sensitively).
 _CUE_KEYWORDS: dict[str, tuple[str, ...]] = {
@@ -152,6 +157,7 @@ _CUE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "here": (" here",),
     "paren-speaker": ("):",),
     "done-by": (" by",),
+    "name-suffix": ("-san", "-sama", "-kun", "-chan", "-sensei", "-senpai", "-ssi", "-nim"),
     "preposition": tuple(re.sub(r"\(\?i:|\)", "", _PREPOSITION).split("|")),
     "display-name": ("<",),
     "dash-signature": (" -", " –", " —", "\t-", "\t–", "\t—"),
@@ -161,7 +167,18 @@ _SIGN_OFF_CUE = dict(_CUES)["sign-off"]
 _WORD_CUES = frozenset({"greeting", "role", "kin", "intro", "preposition"})  # cues whose keyword must begin a word
 _HONORIFIC_KEYWORDS = tuple(w.replace("\\", "") for w in HONORIFICS.split("|"))
 _STRONG_CUES = frozenset(
-    {"honorific", "sign-off", "speaker", "speaker-time", "display-name", "kin", "intro", "here", "done-by"}
+    {
+        "honorific",
+        "sign-off",
+        "speaker",
+        "speaker-time",
+        "display-name",
+        "kin",
+        "intro",
+        "here",
+        "done-by",
+        "name-suffix",
+    }
 )
 _MULTI_WORD_CUES = frozenset(
     {"preposition", "done-by"}
@@ -275,6 +292,44 @@ def _cue_findings(text: str, cue: str, matches: Iterable[re.Match[str]]) -> Iter
             and not _brand_at(text, match.start(), end)
         ):
             yield Finding("PERSON", start, end, 0.85, f"NameCue:{cue}", text[start:end])
+
+
+_EMAIL_LOCAL = re.compile(r"(?<![\w.+\-])([A-Za-z0-9][\w.+\-]{0,63})@[\w\-]+\.[\w.\-]+")
+_LOCAL_SPLIT = re.compile(r"[._+\-\d]+")
+
+
+def email_named(text: str, runs: list[re.Match[str]]) -> Iterator[Finding]:
+    """Capitalized phrases whose surname and first name (or its initial) make up an e-mail address's local
+    part in the same text: "Abebe Girma Tesfaye" beside ``abebe.tesfaye@…``, "João Pedro Nogueira" beside
+    ``jp.nogueira@…``."""
+    if "@" not in text:
+        return
+    locals_ = [fold(m.group(1)) for m in _EMAIL_LOCAL.finditer(text)]
+    if not locals_:
+        return
+    for match in runs:
+        words = [fold(w.rstrip(".")) for w in _WORD.findall(match.group())]
+        core = [w for w in words if w not in PARTICLES and w not in HONORIFIC_WORDS]
+        if not 2 <= len(core) <= 5 or any(w in BUSINESS_WORDS for w in core):
+            continue
+        if any(_local_names(local, core) for local in locals_):
+            start, end = _trim(text, match.start(), match.end())
+            if not _brand_at(text, start, end) and not is_place(text[start:end]):
+                yield Finding("PERSON", start, end, 0.85, "NameEmail", text[start:end])
+
+
+def _local_names(local: str, core: list[str]) -> bool:
+    """Whether an e-mail local part spells a surname of ``core`` with its first name or first initial."""
+    parts = [p for p in _LOCAL_SPLIT.split(local) if p]
+    joined = "".join(parts)
+    first = core[0].replace("-", "")
+    for surname in (w.replace("-", "") for w in core[1:]):
+        if len(surname) < 3 or surname not in joined:
+            continue
+        rest = joined.replace(surname, " ", 1).strip()
+        if rest and (first.startswith(rest) or rest.startswith(first) or rest[0] == first[0] and len(rest) <= 3):
+            return True
+    return False
 
 
 def name_runs(text: str) -> list[re.Match[str]]:

@@ -101,3 +101,19 @@ def test_a_name_glossed_in_another_script_is_removed_in_both(scrubber):
     out = scrubber.scrub_text(text)
     assert _left(scrubber, text, ("SUZUKI", "鈴木 拓海", "김민준", "Kim Min-jun")) == []
     assert "Toyota Motor (トヨタ自動車)" in out
+
+
+def test_a_name_spelled_by_an_email_address_in_the_text_is_a_person(scrubber):
+    """A JSON name the gazetteer lacks is a person when the record's e-mail spells it ("kebede.alemu@…")."""
+    text = '{"role":"Buyer","name":"Tsion Kebede Alemu","email":"tsion.alemu@example.org"}'
+    assert _left(scrubber, text, ("Tsion Kebede Alemu",)) == []
+    catalogue = '{"name":"Kuehnel Vertriebs Schrank","email":"info@schrank.example"}'
+    assert "Kuehnel Vertriebs Schrank" in scrubber.scrub_text(catalogue)
+
+
+def test_thai_honorifics_and_japanese_name_suffixes_mark_people(scrubber):
+    """ "Khun Ratchanee" and "Kobayashi-san" are people; the suffix stays readable."""
+    text = "Khun Ratchanee approved the PO. The plant team under Kobayashi-san ships Friday."
+    out = scrubber.scrub_text(text)
+    assert _left(scrubber, text, ("Ratchanee", "Kobayashi")) == []
+    assert "-san ships Friday" in out
