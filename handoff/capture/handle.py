@@ -349,6 +349,8 @@ class Handle:
 
     def _parent_links(self) -> list | None:
         """Links to the spans of the handoffs this one consumes (the parent, then any fan-in)."""
+        if not self._parent_id and not self._fan_in:
+            return None
         run = self._run
         parents = [self._parent_id] if self._parent_id else []
         parents += [hid for hid in self._fan_in if hid != self._parent_id]
