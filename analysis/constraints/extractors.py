@@ -280,6 +280,10 @@ _Builder = Callable[[re.Match[str], str, Reading], list[Found]]
 _WHOLE_TEXT = None  # patterns with a literal first character: `re` finds them fast anywhere
 _DIGITS = Gate(tuple("0123456789"), before=16, after=32)
 _UNDERSCORE = Gate(("_",), before=0, after=0)
+# Keys that name a unit: ``retry_window_minutes``, ``shutdownDelaySeconds`` (the value follows).
+_UNIT_KEYS = Gate(
+    ("_", "seconds", "minutes", "hours", "days", "weeks", "months", "years"), before=1, after=48, folded=True
+)
 # Clause references by letter or roman numeral (``Schedule B``, ``Article IV``); numbered ones
 # are found near their digits.
 _CLAUSE_WORDS = Gate(("article", "art.", "schedule", "annex", "appendi", "exhibit"), before=0, after=64, folded=True)
@@ -351,7 +355,7 @@ def _extractors(num: str, amount: str) -> tuple[tuple[re.Pattern[str], _Builder,
                 rf"(?P<num>{num})(?![\w.:/-]|,\d)"
             ),
             _keyed_quantity,
-            _DIGITS,
+            _UNIT_KEYS,
         ),
         (
             re.compile(r"[A-Za-z](?<![\w.][A-Za-z])(?:[A-Za-z0-9]*\.[A-Za-z])*[A-Za-z0-9]*_\w*(?:\.[A-Za-z_]\w*)*"),

@@ -21,6 +21,13 @@ _ATTRIBUTION = re.compile(r"[wsaeé](?:rote|chrieb|\x20écrit|scribió)\b[^\n]{0
 _ATTRIBUTION_START = re.compile(r"[ \t>]*(?:On|Am|Le|El)\s")
 _PAGE_STAMP = re.compile(r"[PpSs](?i:age|eite|\.)\s?\d{1,4}\s?(?i:of|/|von|sur|de)\s?\d{1,4}(?!\d)")
 _QUOTE_MARKS = " \t>"
+# Literals each pattern needs, looked for first: a text without them is not scanned at all.
+_HEADER_WORDS = ("Date", "Sent", "Gesendet", "Datum", "Envoy", "Enviado", "Fecha")
+_ATTRIBUTION_WORDS = ("wrote", "schrieb", "écrit", "escribió")
+_VOID_WORDS = (
+    "not", "instead of", "rather than", "in place of", "originally", "formerly", "supersed", "replaces",
+    "corrected from", "no longer", "withdrawn", "cancel", "void", "obsolete",
+)  # fmt: skip
 # Values the text itself marks as no longer in force: the marker, then the rest of its clause
 # ("(not the EUR 19.210,50 shown on the original", "originally 12 March"),
 # or the clause up to a marker after the value ("v2's price of $4.10 is withdrawn").
@@ -45,27 +52,32 @@ def layout_spans(text: str) -> list[tuple[int, int]]:
     a form's ``Date: 2026-04-15`` is a fact), an attribution line ends in "wrote:" (``On …,
     Jonas Weber <…> wrote:``, ``Am … schrieb …:``), a page stamp is ``page 3 of 7``.
     """
-    spans = [
-        m.span()
-        for pattern in (_CHAT_STAMP, _HEADER_DATE)
-        for m in pattern.finditer(text)
-        if _opens_line(text, m.start())
-    ]
-    for m in _ATTRIBUTION.finditer(text):
-        line_start = text.rfind("\n", 0, m.start()) + 1
-        if m.start() - line_start <= 200 and _ATTRIBUTION_START.match(text, line_start):
-            spans.append((line_start, m.end()))
-    spans += [m.span() for m in _PAGE_STAMP.finditer(text) if not text[m.start() - 1 : m.start()].isalnum()]
-    return spans + void_spans(text)
+    spans = []
+    if "[" in text:
+        spans += [m.span() for m in _CHAT_STAMP.finditer(text) if _opens_line(text, m.start())]
+    if any(word in text for word in _HEADER_WORDS):
+        spans += [m.span() for m in _HEADER_DATE.finditer(text) if _opens_line(text, m.start())]
+    if any(word in text for word in _ATTRIBUTION_WORDS):
+        for m in _ATTRIBUTION.finditer(text):
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            if m.start() - line_start <= 200 and _ATTRIBUTION_START.match(text, line_start):
+                spans.append((line_start, m.end()))
+    low = text.lower()
+    if "page" in low or "seite" in low or "p." in low:
+        spans += [m.span() for m in _PAGE_STAMP.finditer(text) if not text[m.start() - 1 : m.start()].isalnum()]
+    return spans + void_spans(text, low)
 
 
-def void_spans(text: str) -> list[tuple[int, int]]:
+def void_spans(text: str, low: str | None = None) -> list[tuple[int, int]]:
     """``(start, end)`` of the clauses ``text`` marks as superseded, withdrawn or no longer applicable.
 
     Each ends at a clause boundary (``;``, ``)``, a line break, a table bar, or ``.``/``,`` not
     inside a number), so a value stated again outside the clause is still a constraint there.
     """
+    low = text.lower() if low is None else low
     spans = []
+    if not any(word in low for word in _VOID_WORDS):
+        return spans
     for m in _VOID_BEFORE.finditer(text):
         end = _CLAUSE_END.search(text, m.end())
         spans.append((m.start(), end.start() if end else len(text)))

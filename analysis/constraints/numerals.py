@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
+_GROUP_SPACES = re.compile(r"[ \u00a0\u202f'’]")
+
 
 def parse_number(raw: str, decimal_comma: bool) -> Decimal | None:
     """The value of a written number: ``"1.850,00"`` -> 1850.00, ``"2 450"`` -> 2450, ``"1.500"`` by the reading.
@@ -13,7 +15,9 @@ def parse_number(raw: str, decimal_comma: bool) -> Decimal | None:
     followed by three digits) is read that way whatever the reading; ``1,500`` and ``1.500`` are
     read by ``decimal_comma``.
     """
-    digits = re.sub(r"[ \u00a0\u202f'’]", "", raw)
+    if raw.isdigit():
+        return Decimal(raw)
+    digits = _GROUP_SPACES.sub("", raw) if not raw.isascii() or " " in raw or "'" in raw else raw
     comma, point = digits.rfind(","), digits.rfind(".")
     if comma != -1 and point != -1:
         mark = "," if comma > point else "."

@@ -43,7 +43,7 @@ _DOTTED_DATE = re.compile(r"\d(?<![\w.]\d)\d?\.\d{1,2}\.\d{4}(?![\w.])")
 _YEAR = re.compile(r"[12](?<![\w,-][12])(?<=1)9\d\d(?!\d|[.,]\d)|[12](?<![\w,-][12])(?<=2)0\d\d(?!\d|[.,]\d)")
 # Signs of a text written outside the US, where an undecided slashed date is read day first.
 # Signs of a text written outside the US, where an undecided slashed date is read day first.
-_DAY_FIRST_HINTS = re.compile(r"[€£]|\b(?:EUR|GBP)\b")
+_DAY_FIRST_HINTS = ("€", "£", "EUR", "GBP")
 
 
 @cache
@@ -56,22 +56,27 @@ def _named_orders() -> tuple[re.Pattern[str], re.Pattern[str]]:
     )
 
 
+def _day_first(text: str, slashed: list[tuple[str, str]], decimal_comma: bool) -> bool:
+    """Whether the slashed dates of ``text`` are day first: by their own values, then by the order of
+    its named dates, then by where the text is from."""
+    day_votes = sum(int(first) > 12 >= int(second) for first, second in slashed)
+    month_votes = sum(int(second) > 12 >= int(first) for first, second in slashed)
+    if day_votes == month_votes:
+        day_named, month_named = _named_orders()
+        day_votes, month_votes = len(day_named.findall(text)), len(month_named.findall(text))
+    if day_votes != month_votes:
+        return day_votes > month_votes
+    return decimal_comma or bool(_DOTTED_DATE.search(text)) or any(hint in text for hint in _DAY_FIRST_HINTS)
+
+
 def read_text(text: str) -> Reading:
     """The :class:`Reading` of ``text``: its decimal mark, its date order and its year."""
     if not text:
         return ENGLISH
-    decimal_comma = len(_COMMA_VOTES.findall(text)) > len(_POINT_VOTES.findall(text))
-    day_votes = month_votes = 0
-    for first, second in _SLASH_DATE.findall(text):
-        day_votes += int(first) > 12 >= int(second)
-        month_votes += int(second) > 12 >= int(first)
-    if day_votes == month_votes:  # then the order of named dates, then where the text is from
-        day_named, month_named = _named_orders()
-        day_votes, month_votes = len(day_named.findall(text)), len(month_named.findall(text))
-    if day_votes == month_votes:
-        day_first = decimal_comma or bool(_DOTTED_DATE.search(text) or _DAY_FIRST_HINTS.search(text))
-    else:
-        day_first = day_votes > month_votes
+    comma_votes = len(_COMMA_VOTES.findall(text))
+    decimal_comma = bool(comma_votes) and comma_votes > len(_POINT_VOTES.findall(text))
+    slashed = _SLASH_DATE.findall(text)  # without a slashed date the date order decides nothing
+    day_first = bool(slashed) and _day_first(text, slashed, decimal_comma)
     years = Counter(_YEAR.findall(text))
     year = int(years.most_common(1)[0][0]) if years else None
     return Reading(decimal_comma, day_first, year)

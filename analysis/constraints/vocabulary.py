@@ -10,6 +10,28 @@ import re
 
 from handoff.analysis.constraints.quantities import PINT_UNITS
 
+
+def trie_pattern(phrases: list[str]) -> str:
+    """A regex matching any of ``phrases``, factored by shared prefixes so `re` does not try each in turn."""
+    tree: dict = {}
+    for phrase in phrases:
+        node = tree
+        for char in phrase:
+            node = node.setdefault(char, {})
+        node[""] = {}
+    return _trie_node(tree)
+
+
+def _trie_node(node: dict) -> str:
+    branches = [
+        (r"\s+" if char == " " else re.escape(char)) + _trie_node(child) for char, child in sorted(node.items()) if char
+    ]
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+    return f"(?:{body})?" if "" in node else body
+
+
 # Patterns start with a character class, then check the character before it with a
 # two-character lookbehind: a leading class lets `re` skip ahead quickly, which keeps
 # extraction fast on prose.
@@ -39,13 +61,13 @@ def _month_pattern(names: dict[str, int]) -> str:
 
     It starts with a character class (the names' first letters) and checks the character before
     it with a two-character lookbehind, so `re` can skip ahead to candidates; each name's rest is
-    tried only after its own first letter.
+    tried only after its own first letter, factored by prefix (longest first: "March", not "Mar").
     """
     by_first: dict[str, list[str]] = {}
-    for name in sorted(names, key=len, reverse=True):  # longest first: "March" before "Mar"
-        by_first.setdefault(name[0], []).append(re.escape(name[1:]))
+    for name in names:
+        by_first.setdefault(name[0], []).append(name[1:])
     first = "".join(sorted({ch for letter in by_first for ch in (letter, letter.upper())}))
-    rests = "|".join(f"(?<={letter})(?:{'|'.join(rest)})" for letter, rest in sorted(by_first.items()))
+    rests = "|".join(f"(?<={letter}){trie_pattern(rest)}" for letter, rest in sorted(by_first.items()))
     return rf"[{first}](?<![\w][{first}])(?i:{rests})(?:\.|(?![\w]))"
 
 
@@ -146,7 +168,7 @@ _add_units("percentage point", "percentage points", "pp", "basis point", "basis 
 BASIS_POINTS = frozenset(("basis point", "basis points", "bp", "bps"))
 # Units pint converts (durations, masses, lengths, data, …): their spellings match too.
 UNITS = sorted({*UNIT_FORMS, *PINT_UNITS}, key=len, reverse=True)
-UNIT_ALT = "|".join(re.escape(u) for u in UNITS)
+UNIT_ALT = trie_pattern(UNITS)  # factored by prefix: `re` tries one branch per letter, not every unit
 
 # Words that end a negation's or qualifier's object once it has a content word.
 STOP_WORDS = frozenset(
@@ -232,24 +254,3 @@ NEGATION_WORDS = (
         )
     ),
 )
-
-
-def trie_pattern(phrases: list[str]) -> str:
-    """A regex matching any of ``phrases``, factored by shared prefixes so `re` does not try each in turn."""
-    tree: dict = {}
-    for phrase in phrases:
-        node = tree
-        for char in phrase:
-            node = node.setdefault(char, {})
-        node[""] = {}
-    return _trie_node(tree)
-
-
-def _trie_node(node: dict) -> str:
-    branches = [
-        (r"\s+" if char == " " else re.escape(char)) + _trie_node(child) for char, child in sorted(node.items()) if char
-    ]
-    if not branches:
-        return ""
-    body = branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
-    return f"(?:{body})?" if "" in node else body

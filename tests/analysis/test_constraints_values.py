@@ -56,7 +56,9 @@ def test_ambiguous_numbers_are_read_by_the_text_s_decimal_mark():
 
 def test_text_reading_votes_on_unambiguous_spellings():
     """The reading follows the spellings that say their own convention, and names the text's year."""
-    assert read_text("Start 11.03.2026, Dosis 612,5 mg") == Reading(decimal_comma=True, day_first=True, year=2026)
+    assert read_text("Start 11.03.2026, Dosis 612,5 mg, Kontrolle 01/04/2026") == Reading(
+        decimal_comma=True, day_first=True, year=2026
+    )
     assert read_text("Invoice of $2,450.00 due 03/31/2026") == Reading(decimal_comma=False, day_first=False, year=2026)
     assert read_text("") == Reading()
 
