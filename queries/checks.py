@@ -39,11 +39,17 @@ TARGETS = ("edge", "handoff")
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a check callable may return instead of a bool: pass/fail, lost tokens, a note."""
+    """What a check callable may return instead of a bool: pass/fail, lost tokens, a note.
+
+    ``changed`` pairs each of the ``lost`` tokens that is stated downstream with another value
+    with the downstream token that now states it (``comparison:>= number:3`` ->
+    ``comparison:> number:3``); the others are lost outright.
+    """
 
     passed: bool
     lost: tuple[str, ...] = ()
     detail: str = ""
+    changed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -106,12 +112,23 @@ def registered_checks() -> list[Check]:
 
 
 def _constraint_outcome(upstream: list[str] | None, downstream: list[str] | None) -> Outcome:
-    """Pass, or fail with what :func:`~handoff.analysis.constraints.compare_constraints` found lost."""
-    from handoff.analysis.constraints import TERMS_CLASS, lost_tokens
+    """Pass, or fail with what :func:`~handoff.analysis.constraints.compare_constraints` found lost or changed.
 
-    lost = tuple(lost_tokens(upstream or (), downstream or ()))
-    total = len({token for token in upstream or () if not token.startswith(TERMS_CLASS + ":")})
-    return Outcome(not lost, lost, f"lost {len(lost)} of {total} constraints" if lost else "")
+    Tokens written before constraints version 2 have no ``terms`` token: the detail says so,
+    since their negations and qualifiers were compared by identical token only.
+    """
+    from handoff.analysis.constraints import TERMS_CLASS, compare_constraints
+
+    upstream, downstream = list(upstream or ()), list(downstream or ())
+    findings = compare_constraints(upstream, downstream)
+    if not findings:
+        return Outcome(True)
+    changed = tuple((f.token, f.downstream) for f in findings if f.status == "changed")
+    total = len({token for token in upstream if not token.startswith(TERMS_CLASS + ":")})
+    detail = f"lost {len(findings) - len(changed)}, changed {len(changed)} of {total} constraints"
+    if not all(any(t.startswith(TERMS_CLASS + ":") for t in side) for side in (upstream, downstream)):
+        detail += " (constraints version 1 tokens: phrases compared by identical token)"
+    return Outcome(False, tuple(f.token for f in findings), detail, changed)
 
 
 def _edge_constraints(edge: dict[str, Any]) -> Outcome:
@@ -259,6 +276,7 @@ def _result(check: Check, row: dict[str, Any], outcome: Outcome) -> CheckResult:
         from_step=row["from_step"],
         to_step=row["to_step"],
         seq=row["seq"] or 0,
+        extra={"changed": dict(outcome.changed)} if outcome.changed else {},
     )
 
 
@@ -349,7 +367,7 @@ def token_texts(tokens: Iterable[str]) -> list[dict[str, str]]:
 
 
 def lost_details(store: ObjectStore, con: duckdb.DuckDBPyConnection, result: Any) -> list[dict[str, str]]:
-    """The lost constraints of a :class:`CheckResult` (or an alert) as ``{"class", "text"}``, ``text`` as written upstream.
+    """The lost constraints of a :class:`CheckResult` (or an alert) as :meth:`UpstreamTexts.details` gives them.
 
     Upstream is the parent's output for an edge, the step's own input for a step check. When
     that content is gone (digest tier), ``text`` is the normalized value from the token.
@@ -366,13 +384,24 @@ class UpstreamTexts:
         self._content = ContentReader(store, remember_files=True)
 
     def details(self, result: Any) -> list[dict[str, str]]:
-        """``[{"class", "text"}]`` for ``result.lost``, in token order."""
+        """``[{"token", "class", "status", "text", "downstream_text"}]`` for ``result.lost``, in token order.
+
+        ``status`` is ``changed`` for a fact stated downstream with another value (its
+        ``downstream_text`` says how), else ``lost`` (``downstream_text`` empty).
+        """
         return self.details_all([result])[0]
 
     def details_all(self, results: list[Any]) -> list[list[dict[str, str]]]:
         """:meth:`details` for many results, looking their content refs up in one query."""
         refs = self._refs([r for r in results if r.lost])
-        return [self._describe(r, refs.get(self._upstream_key(r))) if r.lost else [] for r in results]
+        return [
+            self._describe(r, refs.get(self._upstream_key(r)), refs.get(self._downstream_key(r))) if r.lost else []
+            for r in results
+        ]
+
+    @staticmethod
+    def _downstream_key(result: Any) -> tuple[str, str, str]:
+        return result.run_id, result.handoff_id, "in" if result.parent_handoff_id else "out"
 
     @staticmethod
     def _upstream_key(result: Any) -> tuple[str, str, str]:
@@ -395,8 +424,9 @@ class UpstreamTexts:
             refs[(row["run_id"], row["handoff_id"], "out")] = row["output_ref"]
         return refs
 
-    def _describe(self, result: Any, ref: str | None) -> list[dict[str, str]]:
-        from handoff.analysis.constraints import find_constraints
+    def _written(self, ref: str | None) -> dict[str, str]:
+        """Token -> how it was first written in the content at ``ref`` (empty when the content is gone)."""
+        from handoff.analysis.constraints import find_written
         from handoff.errors import HandoffError
 
         try:
@@ -404,9 +434,23 @@ class UpstreamTexts:
         except HandoffError:  # gone (digest tier) or unreadable: the token's own value stands in
             data = None
         written: dict[str, str] = {}
-        for constraint in find_constraints(data.decode("utf-8", errors="replace")) if data else ():
+        for constraint in find_written(data.decode("utf-8", errors="replace")) if data else ():
             written.setdefault(constraint.token, constraint.text)
+        return written
+
+    def _describe(self, result: Any, ref: str | None, downstream_ref: str | None) -> list[dict[str, str]]:
+        changed: dict[str, str] = (getattr(result, "extra", None) or {}).get("changed", {})
+        written = self._written(ref)
+        written_down = self._written(downstream_ref) if changed else {}
         return [
-            {"class": item["class"], "text": written.get(token, item["text"])}
+            {
+                "token": token,
+                "class": item["class"],
+                "status": "changed" if token in changed else "lost",
+                "text": written.get(token, item["text"]),
+                "downstream_text": written_down.get(changed[token], token_texts([changed[token]])[0]["text"])
+                if token in changed
+                else "",
+            }
             for token, item in zip(result.lost, token_texts(result.lost))
         ]

@@ -46,7 +46,9 @@ class HandoffDiff:
 
     ``format`` is ``"text"`` (``ops`` holds ``(tag, text)`` pairs, tag ``equal``/``delete``/
     ``insert``), ``"json"`` (``changes`` holds deepdiff's report) or ``"digest"`` when only the
-    digests could be compared. ``lost`` and ``gained`` are ``{"class", "token", "text"}`` dicts.
+    digests could be compared. ``lost`` and ``gained`` are ``{"class", "token", "text", "status"}``
+    dicts, compared by meaning (:func:`~handoff.analysis.constraints.compare_constraints`); a
+    ``changed`` one also has ``now``, the other side's token.
     """
 
     run_id: str
@@ -121,23 +123,50 @@ def _digest_row(con: duckdb.DuckDBPyConnection, run_id: str, ref: SideRef) -> di
     raise HandoffNotFound(run_id, ref.handoff_id)
 
 
-def constraint_delta(a_text: str, b_text: str) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
-    """``(lost, gained)`` between two texts, each constraint as written on its own side."""
-    from handoff.analysis.constraints import lost_constraints
+def _delta(
+    a_tokens: list[str], b_tokens: list[str], a_written: dict[str, str], b_written: dict[str, str]
+) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """``(lost, gained)`` by :func:`~handoff.analysis.constraints.compare_constraints`, each way."""
+    from handoff.analysis.constraints import compare_constraints
 
-    as_dict = lambda c: {"class": c.cls, "token": c.token, "text": c.text}  # noqa: E731
-    return [as_dict(c) for c in lost_constraints(a_text, b_text)], [
-        as_dict(c) for c in lost_constraints(b_text, a_text)
-    ]
+    def as_dicts(findings: list[Any], written: dict[str, str]) -> list[dict[str, str]]:
+        order = {token: i for i, token in enumerate(written)}  # as written, first occurrence first
+        findings = sorted(findings, key=lambda f: order.get(f.token, len(order)))
+        return [
+            {
+                "class": f.token.split(":", 1)[0],
+                "token": f.token,
+                "text": written.get(f.token, f.token.split(":", 1)[1]),
+            }
+            | ({"status": "changed", "now": f.downstream} if f.status == "changed" else {"status": "lost"})
+            for f in findings
+        ]
+
+    return (
+        as_dicts(compare_constraints(a_tokens, b_tokens), a_written),
+        as_dicts(compare_constraints(b_tokens, a_tokens), b_written),
+    )
+
+
+def constraint_delta(a_text: str, b_text: str) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """``(lost, gained)`` between two texts, compared by meaning, each constraint as written on its own side.
+
+    ``status`` is ``lost``, or ``changed`` with ``now`` the other side's token for the fact.
+    """
+    from handoff.analysis.constraints import find_written, stored_tokens
+
+    def written(text: str) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for c in find_written(text):
+            found.setdefault(c.token, c.text)
+        return found
+
+    return _delta(stored_tokens(a_text), stored_tokens(b_text), written(a_text), written(b_text))
 
 
 def token_delta(a_tokens: list[str], b_tokens: list[str]) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """``(lost, gained)`` from stored tokens alone (content gone): ``text`` is the normalized value."""
-    from handoff.analysis.constraints import diff_tokens
-
-    as_dict = lambda t: {"class": t.split(":", 1)[0], "token": t, "text": t.split(":", 1)[1]}  # noqa: E731
-    lost, gained = diff_tokens(list(a_tokens or ()), list(b_tokens or ()))
-    return [as_dict(t) for t in lost], [as_dict(t) for t in gained]
+    return _delta(list(a_tokens or ()), list(b_tokens or ()), {}, {})
 
 
 def diff_handoffs(

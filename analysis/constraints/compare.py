@@ -9,8 +9,10 @@ as on full ones, and ``python -m tests.analysis.eval_constraints --fast`` scores
   canonical token is downstream (the tokens already say ``1.5 g`` and ``1,500 mg`` the same way),
   or the same value with less context (a table cell under "Amount (GBP)", a year-less date:
   :func:`~handoff.analysis.constraints.values.atom_carried`).
-- A bound (``at least``, ``at most``, ``no later than``, ``no earlier than`` with the values it
-  governs) is carried when a downstream phrase has the same direction and the same values.
+- A comparison (``comparison:>= unit:3 replicas``, :mod:`~handoff.analysis.constraints.bounds`)
+  is carried by the same token; a downstream comparison on the same value with another operator
+  makes it ``changed`` (``≥ 3`` → ``> 3``), and none at all ``lost`` (``at least 3`` → ``3``),
+  except a deadline (``<=`` a date or time), which ``by``/``due`` with the same date carries.
 - Any other negation or qualifier is carried when at least half of its content words (stemmed,
   any order, stop words ignored) are among the downstream text's terms
   (:mod:`~handoff.analysis.constraints.meaning`) and, for a negation, one of them is negated
@@ -87,6 +89,10 @@ class _Downstream:
         self.tokens = frozenset(tokens)
         self.terms = parse_terms(self.tokens)
         self.phrases = [p for p in map(parse_phrase, self.tokens) if p is not None]
+        self.bounds: dict[str, list[str]] = {}
+        for token in sorted(self.tokens):
+            if token.startswith("comparison:"):
+                self.bounds.setdefault(token.split(" ", 1)[-1], []).append(token)
         self.values = {
             word
             for token in self.tokens
@@ -126,8 +132,23 @@ class _Downstream:
         return bool(stems) and len(stems & terms.words) >= _SHARE_CARRIED * len(stems)
 
 
+def _finding(token: str, down: _Downstream, up_terms: Terms | None) -> Finding | None:
+    """What became of one upstream token downstream: ``None`` when carried."""
+    if token in down.tokens:
+        return None
+    if token.startswith("comparison:"):
+        op, atom = token[len("comparison:") :].split(" ", 1)
+        other = down.bounds.get(atom)
+        if other:
+            return Finding(token, "changed", other[0])
+        if op == "<=" and atom.startswith(("date:", "time:")) and atom in down.tokens:
+            return None  # a deadline: "no later than March 31" = "by March 31" = "due March 31"
+        return Finding(token)
+    return None if _carried(token, down, up_terms) else Finding(token)
+
+
 def _carried(token: str, down: _Downstream, up_terms: Terms | None) -> bool:
-    if token in down.tokens or atom_carried(token, down.tokens):
+    if atom_carried(token, down.tokens):
         return True
     if token.startswith("list_item:"):
         return up_terms is not None and down.carries_item(token, up_terms)
@@ -150,11 +171,8 @@ def compare_constraints(upstream: Iterable[str], downstream: Iterable[str]) -> l
     up = sorted(set(upstream))
     up_terms = parse_terms(up)
     down = _Downstream(downstream)
-    return [
-        Finding(token)
-        for token in up
-        if not token.startswith(TERMS_CLASS + ":") and not _carried(token, down, up_terms)
-    ]
+    found = (_finding(token, down, up_terms) for token in up if not token.startswith(TERMS_CLASS + ":"))
+    return [finding for finding in found if finding is not None]
 
 
 def lost_tokens(upstream: Iterable[str], downstream: Iterable[str]) -> list[str]:

@@ -10,6 +10,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterator
 
+from handoff.analysis.constraints.bounds import find_bounds
 from handoff.analysis.constraints.tokens import Constraint
 from handoff.analysis.constraints.vocabulary import (
     NEGATION_WORDS,
@@ -133,13 +134,22 @@ def _triggers(low: str) -> list[re.Match[str]]:
 
 
 def find_phrases(text: str, low: str, atoms: list[Constraint], taken: bytearray) -> Iterator[Constraint]:
-    """Negations and qualifiers with their objects; triggers inside an atom are not phrases."""
+    """Comparisons, then negations and qualifiers with their objects.
+
+    Triggers inside an atom are not phrases, and neither is a trigger that is a comparison's cue
+    (``at least`` before a value is the comparison ``>=``, not a qualifier).
+    """
+    bounds = list(find_bounds(text, low, atoms))
+    yield from bounds
+    cues = bytearray(len(text))
+    for bound in bounds:
+        cues[bound.start : bound.end] = b"\x01" * (bound.end - bound.start)
     atoms_at = {atom.start: atom for atom in atoms}
     atom_starts = sorted(atoms_at)
     covered = 0
     for m in _triggers(low):
         start = m.start(1)
-        if start < covered or taken.find(1, start, m.end()) != -1:
+        if start < covered or taken.find(1, start, m.end()) != -1 or cues.find(1, start, m.end()) != -1:
             continue
         words, end = _object(text, m.end(), atoms_at, atom_starts)
         if words:

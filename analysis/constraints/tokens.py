@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: Bump whenever a token for the same text could change; stored in ``constraints_version``.
-# 2: list items (``list_item:``) and the per-text ``terms`` token (stored by ``stored_tokens``).
+# 2: comparisons (``comparison:>= unit:3 replicas``), list items (``list_item:``) and the
+# per-text ``terms`` token (stored by ``stored_tokens``).
 CONSTRAINTS_VERSION: int = 2
 
 #: Every value ``Constraint.cls`` can take.
@@ -23,6 +24,7 @@ CONSTRAINT_CLASSES: tuple[str, ...] = (
     "negation",
     "qualifier",
     "unit",
+    "comparison",
     "list_item",
 )
 

@@ -54,7 +54,14 @@ def _count(n: int, noun: str) -> str:
 
 
 def _lost_cell(lost: list[dict[str, str]]) -> str:
-    return "; ".join(f"{item['class']}: {item['text']}" for item in lost) or "-"
+    return (
+        "; ".join(
+            f"{item['class']}: {item['text']}"
+            + (f" → {item['downstream_text']}" if item.get("status") == "changed" else "")
+            for item in lost
+        )
+        or "-"
+    )
 
 
 def _emit(rows: list[list[Any]], columns: list[str], as_markdown: bool, title: str | None = None) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from handoff.analysis.constraints import (
     TERMS_CLASS,
+    Finding,
     compare_constraints,
     find_written,
     lost_tokens,
@@ -67,6 +68,36 @@ def test_bullet_items_are_compared_by_their_words():
     assert lost_classes(up, down) == []
     assert lost_classes(up, "Please bring your signed offer letter and a passport or identity card.") == [
         "list_item:bank account details"
+    ]
+
+
+def test_bounds_are_the_same_whatever_words_or_symbols_state_them():
+    """``at least``, ``minimum``, ``≥`` and ``or more`` are one bound, on a value in any unit."""
+    up = "Keep at least 3 replicas and answer within 2 hours; refunds over $500 need sign-off."
+    down = "Run 3 replicas or more. Answer in 120 minutes at most. Sign-off needed for refunds > $500."
+    assert [t for t in stored_tokens(up) if t.startswith("comparison:")] == [
+        "comparison:<= unit:2 h",
+        "comparison:> money:USD500.00",
+        "comparison:>= unit:3 replicas",
+    ]
+    assert lost_classes(up, down) == []
+
+
+def test_a_bound_with_another_direction_is_changed_and_a_dropped_one_lost():
+    """``≥`` turned into ``>`` is reported changed with the new token; the bare value alone loses the bound."""
+    up = "Each batch needs at least 40 samples."
+    assert compare_constraints(stored_tokens(up), stored_tokens("Each batch needs more than 40 samples.")) == [
+        Finding("comparison:>= number:40", "changed", "comparison:> number:40")
+    ]
+    assert lost_classes(up, "Each batch needs 40 samples.") == ["comparison:>= number:40"]
+
+
+def test_a_deadline_is_carried_by_the_same_date_however_it_is_introduced():
+    """``no later than`` a date is carried by ``by`` that date; ``no earlier than`` it is a changed bound."""
+    up = "File the claim no later than 30 April 2027."
+    assert lost_classes(up, "File the claim by 2027-04-30.") == []
+    assert compare_constraints(stored_tokens(up), stored_tokens("File the claim no earlier than 2027-04-30.")) == [
+        Finding("comparison:<= date:2027-04-30", "changed", "comparison:>= date:2027-04-30")
     ]
 
 

@@ -11,7 +11,7 @@ from handoff.analysis.constraints.values import atom_carried
 
 
 def _atoms(text: str) -> list[str]:
-    return [t for t in extract_constraints(text) if not t.startswith(("negation:", "qualifier:"))]
+    return [t for t in extract_constraints(text) if not t.startswith(("negation:", "qualifier:", "comparison:"))]
 
 
 @pytest.mark.parametrize(

@@ -13,9 +13,21 @@ from handoff.queries import connect
 from handoff.queries.db import query
 
 LOST = [
-    {"class": "clause", "text": "7.2(b)"},
-    {"class": "qualifier", "text": "base is the rebated subtotal"},
-    {"class": "qualifier", "text": "per 7.2(b)"},
+    {"token": "clause:7.2(b)", "class": "clause", "status": "lost", "text": "7.2(b)", "downstream_text": ""},
+    {
+        "token": "qualifier:base is the rebated subtotal",
+        "class": "qualifier",
+        "status": "lost",
+        "text": "base is the rebated subtotal",
+        "downstream_text": "",
+    },
+    {
+        "token": "qualifier:per 7.2(b)",
+        "class": "qualifier",
+        "status": "lost",
+        "text": "per 7.2(b)",
+        "downstream_text": "",
+    },
 ]
 
 

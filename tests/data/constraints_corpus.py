@@ -133,7 +133,7 @@ CASES: list[dict] = [
         "Commission is 2.5% of net revenue, capped at 10% of gross.",
         "Commission is 2.5% of net revenue.",
         percent=["percent:10"],
-        qualifier=["qualifier:at most 10%"],
+        comparison=["comparison:<= percent:10"],
     ),
     _case(
         "onboarding-fee-dropped",
@@ -204,7 +204,7 @@ CASES: list[dict] = [
         "Summarize the report in at most 400 tokens; the source report is about 2,200 tokens.",
         "Summarize the report; the source report is about 2,200 tokens.",
         unit=["unit:400 tokens"],
-        qualifier=["qualifier:at most 400 tokens"],
+        comparison=["comparison:<= unit:400 tokens"],
     ),
     _case(
         "token-budget-reworded",
@@ -221,7 +221,7 @@ CASES: list[dict] = [
         "deadline-qualifier-dropped",
         "Deliver the draft no later than March 20, 2026 at 17:00 CET.",
         "Deliver the draft on 2026-03-20, 17:00 CET.",
-        qualifier=["qualifier:no later than 2026-03-20"],
+        comparison=["comparison:<= date:2026-03-20"],
     ),
     _case(
         "deadline-reformatted",
@@ -258,14 +258,14 @@ CASES: list[dict] = [
         "Model confidence must be at least 85 percent before auto-approval.",
         "Model confidence must be high before auto-approval.",
         percent=["percent:85"],
-        qualifier=["qualifier:at least 85%"],
+        comparison=["comparison:>= percent:85"],
     ),
     _case(
         "refund-limit-dropped",
         "Approve refunds up to £250 without manager sign-off.",
         "Approve refunds without manager sign-off.",
         money=["money:GBP250.00"],
-        qualifier=["qualifier:at most GBP250.00"],
+        comparison=["comparison:<= money:GBP250.00"],
     ),
     _case(
         "standup-time-dropped",
@@ -296,6 +296,7 @@ CASES: list[dict] = [
         "Truncate inputs longer than 8,000 characters.",
         "Truncate long inputs.",
         unit=["unit:8000 characters"],
+        comparison=["comparison:> unit:8000 characters"],
     ),
     _case(
         "data-sharing-negation-dropped",
@@ -381,7 +382,7 @@ CASES: list[dict] = [
         "Liability is capped at $1,000,000 per claim, excluding gross negligence.",
         "Liability is capped per claim, excluding gross negligence.",
         money=["money:USD1000000.00"],
-        qualifier=["qualifier:at most USD1000000.00"],
+        comparison=["comparison:<= money:USD1000000.00"],
     ),
     _case(
         "liability-cap-reformatted",
@@ -476,6 +477,7 @@ CASES: list[dict] = [
         "If p99 latency exceeds 800 ms for 10 minutes, page the on-call engineer.",
         "If latency is high, page the on-call engineer.",
         unit=["unit:800 ms", "unit:10 min"],
+        comparison=["comparison:> unit:800 ms"],
     ),
     _case(
         "region-dropped",
@@ -494,7 +496,7 @@ CASES: list[dict] = [
         "replica-floor-dropped",
         "Keep at least 3 replicas running during the migration window 02:00-04:00 UTC.",
         "Keep 3 replicas running during the migration window 02:00-04:00 UTC.",
-        qualifier=["qualifier:at least 3 replicas"],
+        comparison=["comparison:>= unit:3 replicas"],
     ),
     _case(
         "migration-window-reformatted",
@@ -518,6 +520,7 @@ CASES: list[dict] = [
         "Failover to the standby only after confirming replication lag is below 5 seconds.",
         "Failover to the standby after confirming replication lag.",
         unit=["unit:5 s"],
+        comparison=["comparison:< unit:5 s"],
     ),
     _case(
         "restart-negation-dropped",
@@ -530,7 +533,7 @@ CASES: list[dict] = [
         "Escalate incidents with severity SEV-1 within 15 minutes to incident-commander.",
         "Escalate SEV-1 incidents to incident-commander.",
         unit=["unit:15 min"],
-        qualifier=["qualifier:within 15 minutes"],
+        comparison=["comparison:<= unit:15 min"],
     ),
     _case(
         "batch-window-time-dropped",
@@ -704,6 +707,7 @@ CASES += [
         "Settlement file arrives at 06:45 UTC and is processed by 07:30 UTC.",
         "Settlement file arrives at 06:45 UTC.",
         time=["time:07:30Z"],
+        comparison=["comparison:<= time:07:30Z"],
     ),
     _case(
         "quiet-hours-dropped",

@@ -1,0 +1,259 @@
+"""Comparisons: a value with a direction and inclusivity, ``comparison:<op> <atom token>``.
+
+``at least 3 replicas``, ``minimum 3 replicas``, ``≥ 3 replicas`` and ``3 replicas or more`` are
+all ``comparison:>= unit:3 replicas``; ``more than``/``over``/``exceeds``/``>`` give ``>``,
+``up to``/``maximum``/``within``/``no later than``/``not to exceed``/``≤`` give ``<=``,
+``less than``/``under``/``below``/``<`` give ``<``. The bound binds the atomic constraint right
+after its cue (or right before a postfix cue such as ``or more``, ``minimum``, ``max``), so the
+token carries the atom in its canonical form and a converted value (``at least 2 h`` /
+``at least 120 minutes``) is the same bound. A comparison downstream on the same value with
+another operator is a *changed* bound (``≥`` → ``>``, maximum → minimum); see
+:mod:`~handoff.analysis.constraints.compare`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from handoff.analysis.constraints.tokens import Constraint
+
+#: Classes of atoms a bound can govern.
+BOUNDED_CLASSES = frozenset(("number", "percent", "money", "unit", "date", "time"))
+
+# Cue -> operator, written before the value. Longer cues are tried first (regex alternation order).
+_PREFIX_CUES = {
+    ">=": (
+        "at least",
+        "no less than",
+        "not less than",
+        "no fewer than",
+        "not fewer than",
+        "a minimum of",
+        "minimum of",
+        "minimum",
+        "min.",
+        "min",
+        "not below",
+        "no shorter than",
+        "no smaller than",
+        "no lower than",
+        "no earlier than",
+        "not earlier than",
+        "≥",
+        ">=",
+        "=>",
+        # es, fr, de
+        "al menos",
+        "como mínimo",
+        "mínimo de",
+        "no menos de",
+        "au moins",
+        "au minimum",
+        "minimum de",
+        "pas moins de",
+        "mindestens",
+        "nicht weniger als",
+    ),
+    ">": (
+        "more than",
+        "greater than",
+        "higher than",
+        "larger than",
+        "bigger than",
+        "longer than",
+        "older than",
+        "in excess of",
+        "exceeding",
+        "exceeds",
+        "exceed",
+        "above",
+        "over",
+        ">",
+        "más de",
+        "más del",
+        "superior a",
+        "plus de",
+        "supérieur à",
+        "supérieure à",
+        "mehr als",
+        "über",
+    ),
+    "<=": (
+        "at most",
+        "no more than",
+        "no larger than",
+        "no bigger than",
+        "no greater than",
+        "not greater than",
+        "no higher than",
+        "no longer than",
+        "no older than",
+        "as much as",
+        "as many as",
+        "not more than",
+        "not to exceed",
+        "not exceed",
+        "must not exceed",
+        "does not exceed",
+        "not exceeding",
+        "up to a maximum of",
+        "up to",
+        "a maximum of",
+        "maximum of",
+        "maximum",
+        "max.",
+        "max",
+        "capped at",
+        "limited to",
+        "no later than",
+        "not later than",
+        "within",
+        "≤",
+        "<=",
+        "=<",
+        "cap of",
+        "cap at",
+        "cap:",
+        "limit of",
+        "limit:",
+        "como máximo",
+        "máximo de",
+        "hasta un máximo de",
+        "hasta",
+        "no más de",
+        "a más tardar el",
+        "a más tardar",
+        "dentro de",
+        "au maximum",
+        "au plus tard le",
+        "au plus tard",
+        "au plus",
+        "jusqu'à",
+        "jusqu’à",
+        "dans un délai de",
+        "pas plus de",
+        "höchstens",
+        "maximal",
+        "bis zu",
+        "spätestens am",
+        "spätestens",
+        "innerhalb von",
+        "nicht mehr als",
+    ),
+    "<": (
+        "less than",
+        "fewer than",
+        "lower than",
+        "under",
+        "below",
+        "smaller than",
+        "shorter than",
+        "younger than",
+        "<",
+        "menos de",
+        "menos del",
+        "inferior a",
+        "moins de",
+        "inférieur à",
+        "inférieure à",
+        "weniger als",
+        "unter",
+    ),
+}
+_POSTFIX_CUES = {
+    ">=": (
+        "or more",
+        "or over",
+        "or above",
+        "or higher",
+        "or greater",
+        "or longer",
+        "and above",
+        "and over",
+        "minimum",
+        "min",
+        "o más",
+        "como mínimo",
+        "ou plus",
+        "au minimum",
+        "oder mehr",
+        "mindestens",
+        "at least",
+    ),
+    "<=": (
+        "at most",
+        "at the most",
+        "or less",
+        "or fewer",
+        "or under",
+        "or below",
+        "or lower",
+        "or shorter",
+        "and below",
+        "at the latest",
+        "maximum",
+        "max",
+        "o menos",
+        "como máximo",
+        "ou moins",
+        "au maximum",
+        "au plus tard",
+        "oder weniger",
+        "höchstens",
+        "maximal",
+        "spätestens",
+    ),
+}
+# A key that names a bound, in JSON, YAML or a form: ``"max_nights": 3``, ``min_replicas: 2``.
+_KEY_WORDS = "max|maximum|min|minimum|limit|cap|within"
+_KEY = re.compile(rf"(?<![\w])(?:({_KEY_WORDS})[_ -]?\w*|\w+[_ ]({_KEY_WORDS}))\"?[ \t]*[:=][ \t]*\"?\Z")
+_KEY_OPS = {"max": "<=", "maximum": "<=", "limit": "<=", "cap": "<=", "within": "<=", "min": ">=", "minimum": ">="}
+
+
+def _alternation(cues: dict[str, tuple[str, ...]]) -> str:
+    pairs = sorted(((cue, op) for op, group in cues.items() for cue in group), key=lambda p: len(p[0]), reverse=True)
+    return "|".join(re.escape(cue).replace(r"\ ", "[ \t]+") for cue, _op in pairs)
+
+
+def _operators(cues: dict[str, tuple[str, ...]]) -> dict[str, str]:
+    return {cue: op for op, group in cues.items() for cue in group}
+
+
+_PREFIX_OPS = _operators(_PREFIX_CUES)
+_POSTFIX_OPS = _operators(_POSTFIX_CUES)
+# A prefix cue ends just before the value (an optional "of", "the" or sign between them).
+# A bound never crosses a line: the piece cache cuts texts at line breaks.
+_FILLER = r"(?:(?:of|the|a|an|de|del|la|las|el|los|le|les|à|au|am|um|zu)[ \t]+){0,2}"
+_PREFIX = re.compile(rf"(?<![\w<>=≥≤])({_alternation(_PREFIX_CUES)})[ \t]*{_FILLER}[~≈]?[ \t]*\Z")
+_POSTFIX = re.compile(rf"[ \t]*\(?({_alternation(_POSTFIX_CUES)})(?![\w])")
+_LOOK_BEHIND = 48
+
+
+def _cue(raw: str) -> str:
+    return " ".join(raw.split())
+
+
+def find_bounds(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constraint]:
+    """Each bound on an atom of ``atoms``; ``low`` is ``text`` lower-cased (same offsets)."""
+    for atom in atoms:
+        if atom.cls not in BOUNDED_CLASSES:
+            continue
+        # Searched in place (not in a slice), so the look-behinds see the text before the window.
+        window = max(0, atom.start - _LOOK_BEHIND), atom.start
+        m = _PREFIX.search(low, *window)
+        if m is not None:
+            yield _bound(_PREFIX_OPS[_cue(m.group(1))], atom, m.start(1), atom.end, text)
+            continue
+        key = _KEY.search(low, *window)
+        if key is not None:
+            yield _bound(_KEY_OPS[key.group(1) or key.group(2)], atom, atom.start, atom.end, text)
+            continue
+        m = _POSTFIX.match(low, atom.end)
+        if m is not None:
+            op = _POSTFIX_OPS[_cue(m.group(1))]
+            yield _bound(op, atom, atom.start, m.end(), text)
+
+
+def _bound(op: str, atom: Constraint, start: int, end: int, text: str) -> Constraint:
+    return Constraint("comparison", f"comparison:{op} {atom.token}", text[start:end], start, end)
