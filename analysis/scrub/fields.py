@@ -145,6 +145,20 @@ _PHONE_KEYWORDS = (
     "teléfono",
     "telefone",
     "celular",
+    "call",
+    "ring",
+    "dial",
+    "sms",
+    "text me",
+    "reach me",
+    "móvil",
+    "movil",
+    "fijo",
+    "tlf",
+    "puhelin",
+    "mob",
+    "numer",
+    "número",
 )
 _ADDRESS_KEYWORDS = (
     "address",
@@ -278,7 +292,8 @@ _ID = re.compile(
     + r"))(?![\w-])[^\n\d]{0,30}?(?<![\w])((?:[A-Z]{1,6}[ \-]?)?\d[A-Z0-9]*(?:[ .\-/][A-Z0-9]+){0,7})(?![\w])"
 )
 _PHONE = re.compile(
-    r"(?i:\b(?:phone|tel|telephone|mobile|cell|msisdn|fax|whatsapp|handy|telefon|teléfono|telefone|celular)\b)"
+    r"(?i:\b(?:phone|tel|telephone|mobile|cell|msisdn|fax|whatsapp|handy|telefon\w{0,3}|teléfono|telefone|celular|"
+    r"call|ring|dial|sms|text me|reach me|móvil|movil|fijo|tlf|puhelin|mob|telefoon|numer|número)\b)"
     r"[^\n\d+@]{0,30}?(?<![\w+\-])(\+?\(?\d[\d \-.()]{5,20}\d)(?![\w])"
 )
 _ADDRESS_FIELD = re.compile(

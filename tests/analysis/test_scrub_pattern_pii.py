@@ -67,3 +67,12 @@ def test_business_numbers_and_dates_are_unchanged(scrubber, text):
 def test_fictional_international_phone_is_removed(scrubber):
     """A number written in international form is a phone even in a range set aside for fiction."""
     assert scrubber.scrub_text("sms.send to=+44 7700 900514 template=OUT").startswith("sms.send to=<PHONE_NUMBER:")
+
+
+def test_numbers_after_call_ring_and_national_phone_words_are_phones(scrubber):
+    """ "call 010-5512-9087", "Numer telefonu: 601 234 567" and "(fijo) 93 412 55 80" are phone numbers."""
+    text = "Please call 010-5512-9087 tonight.\nNumer telefonu: 601 234 567\nFijo: 93 412 55 80"
+    out = scrubber.scrub_text(text)
+    for value in ("010-5512-9087", "601 234 567", "93 412 55 80"):
+        assert value not in out
+    assert out.startswith("Please call <PHONE_NUMBER:")
