@@ -181,6 +181,10 @@ def _unit(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     if amount is None:
         return []
     spelling = m["unit"]
+    if spelling in _ATTACHED_DURATIONS and m.end("num") == m.start("unit"):
+        spelling = _ATTACHED_DURATIONS[spelling]  # "for: 10m", "[5m]", "2d": durations as ops write them
+    between = text[m.end("num") : m.start("unit")].strip(" -").lower()
+    amount *= MULTIPLIERS.get(between, 1)  # "410 million rows"
     if UNIT_FORMS.get(spelling, ("",))[0] == "percentage point":  # 25 bp = 0.25 pp = a 0.25% margin
         points = plain_number(amount / 100 if spelling in BASIS_POINTS else amount)
         return [make_found("percent", points, m.start(), m.end())]
@@ -265,6 +269,7 @@ def _is_list_marker(text: str, start: int, end: int) -> bool:
     return (line_start > 0 or start <= 16) and not text[line_start:start].strip(" \t#*-")
 
 
+_ATTACHED_DURATIONS = {"m": "min", "d": "day"}
 _KEY_UNITS = {"secs": "sec", "mins": "min", "hrs": "hr", "mb": "MB", "gb": "GB"}
 _INLINE_LABEL = re.compile(r"\) (?=[A-Za-z])")
 _LABEL_BEFORE = re.compile(r"(?:^|[:;,.] |\n)$")

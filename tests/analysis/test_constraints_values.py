@@ -179,3 +179,12 @@ def test_a_table_restating_amounts_under_a_currency_header_loses_nothing():
     assert [f.token for f in compare_constraints(stored_tokens(upstream), stored_tokens(changed))] == [
         "money:GBP199150.00"
     ]
+
+
+def test_areas_multipliers_and_ops_durations():
+    """Areas convert, a multiplier before a counted noun counts, and an attached "m" is minutes."""
+    assert _atoms("warehouse of 9,000 sq ft") == _atoms("warehouse of 836 m²")
+    assert _atoms("2.5 acres") != _atoms("2.5 ha")
+    assert _atoms("backfill 320 million rows") == ["unit:320000000 rows"]
+    assert _atoms("alert for: 20m") == _atoms("alert after 20 minutes") == ["unit:20 min"]
+    assert _atoms("cable of 20 m") == ["unit:20 m"]
