@@ -1,19 +1,25 @@
 """Blast radius: every run the same fault reached.
 
-A fault's :class:`Signature` is derived from one handoff: the same ``from → to`` and the same
-lost constraint tokens. Where the loss happened decides the scope: a ``transform`` step that
-dropped constraints between its own input and output is matched on the ``handoffs`` view (scope
-``step``); otherwise the loss on the edge from its parent is matched on the ``edges`` view (scope
-``edge``). A run matches when every signature token was carried upstream and none of them arrived
-downstream. Options narrow it further (same template, model, prompt pack or input digest) and an
-SQL predicate (``where``) gives custom signatures. Everything runs on digest rows, so the search
+A fault's :class:`Signature` is derived from one handoff: the same ``from → to`` and the
+constraints it lost (by :func:`~handoff.analysis.constraints.compare_constraints`). Where the loss
+happened decides the scope: a ``transform`` step that dropped constraints between its own input
+and output is matched on the ``handoffs`` view (scope ``step``); otherwise the loss on the edge
+from its parent is matched on the ``edges`` view (scope ``edge``).
+
+The signature is the fault, not the run: of the seed's losses it keeps those whose token occurs
+upstream in some other run of the same edge or step, and sets aside as ``incidental`` the values
+no other run ever carried (a contract number that differs per run), which therefore cannot
+exclude a match. A run matches when every kept token was carried upstream and lost downstream
+(by meaning, as the checks compare); a run that lost something else on the same edge stays out.
+Options narrow it further (same template, model, prompt pack or input digest) and an SQL
+predicate (``where``) gives custom signatures. Everything runs on digest rows, so the search
 covers the whole digest-tier window.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
@@ -38,6 +44,7 @@ class Signature:
     lost: tuple[str, ...]
     same: tuple[tuple[str, Any], ...] = ()
     where: str | None = None
+    incidental: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -117,10 +124,55 @@ def derive_signature(
 def _match_sql(signature: Signature) -> tuple[str, str, str]:
     """``(relation, upstream column, downstream column)`` for a signature's scope (one ``?``: the first day)."""
     if signature.scope == "step":
-        # Matches are selected DISTINCT on (run, handoff, ts), which copies of one row share, so the
+        # Candidates are kept once per (run, handoff, ts), which copies of one row share, so the
         # raw rows can be filtered directly instead of deduplicating the whole window first.
         return "(SELECT * FROM raw_handoffs WHERE dt >= ?)", "input_constraints", "output_constraints"
     return edges_since_sql(), "upstream", "downstream"
+
+
+def _candidates(
+    con: duckdb.DuckDBPyConnection, signature: Signature, since: timedelta, now: datetime | None
+) -> list[dict[str, Any]]:
+    """Rows of the signature's edge or step in the window that carried any of its tokens upstream."""
+    view, upstream, downstream = _match_sql(signature)
+    start = (now or datetime.now(timezone.utc)) - since
+    where = ["ts >= ?", "to_step = ?", "from_step IS NOT DISTINCT FROM ?"]
+    params: list[Any] = [partition_floor(start), start, signature.to_step, signature.from_step]
+    if signature.lost:
+        where.append(f"list_has_any({upstream}, ?::VARCHAR[])")
+        params.append(list(signature.lost))
+    for column, value in signature.same:
+        where.append(f"{column} IS NOT DISTINCT FROM ?")
+        params.append(value)
+    if signature.where:
+        where.append(f"({signature.where})")
+    sql = (
+        f"SELECT DISTINCT run_id, handoff_id, ts, {upstream} AS up, {downstream} AS down FROM {view} "
+        f"WHERE {' AND '.join(where)} ORDER BY ts, run_id, handoff_id"
+    )
+    return query(con, sql, params)
+
+
+def by_fault(signature: Signature, seed_run: str, rows: list[dict[str, Any]]) -> Signature:
+    """``signature`` without the seed's incidental losses: tokens no other run carried upstream."""
+    others = {token for row in rows if row["run_id"] != seed_run for token in row["up"] or ()}
+    recurring = tuple(token for token in signature.lost if token in others)
+    if not recurring or len(recurring) == len(signature.lost):
+        return signature
+    incidental = tuple(token for token in signature.lost if token not in others)
+    return replace(signature, lost=recurring, incidental=incidental)
+
+
+def _matches(signature: Signature, rows: list[dict[str, Any]]) -> list[Match]:
+    from handoff.analysis.constraints import lost_tokens
+
+    wanted = set(signature.lost)
+    found = []
+    for row in rows:
+        if wanted and not (wanted <= set(row["up"] or ()) and wanted <= set(lost_tokens(row["up"], row["down"]))):
+            continue
+        found.append(Match(row["run_id"], row["handoff_id"], row["ts"]))
+    return list(dict.fromkeys(found))
 
 
 def find_matches(
@@ -131,22 +183,7 @@ def find_matches(
     now: datetime | None = None,
 ) -> list[Match]:
     """Every handoff in the window that carries the signature, oldest first (one per run and handoff)."""
-    view, upstream, downstream = _match_sql(signature)
-    start = (now or datetime.now(timezone.utc)) - since
-    where = ["ts >= ?", "to_step = ?"]
-    params: list[Any] = [partition_floor(start), start, signature.to_step]
-    where.append("from_step IS NOT DISTINCT FROM ?")
-    params.append(signature.from_step)
-    if signature.lost:
-        where.append(f"list_has_all({upstream}, ?::VARCHAR[]) AND NOT list_has_any({downstream}, ?::VARCHAR[])")
-        params += [list(signature.lost), list(signature.lost)]
-    for column, value in signature.same:
-        where.append(f"{column} IS NOT DISTINCT FROM ?")
-        params.append(value)
-    if signature.where:
-        where.append(f"({signature.where})")
-    sql = f"SELECT DISTINCT run_id, handoff_id, ts FROM {view} WHERE {' AND '.join(where)} ORDER BY ts, run_id, handoff_id"
-    return [Match(row["run_id"], row["handoff_id"], row["ts"]) for row in query(con, sql, params)]
+    return _matches(signature, _candidates(con, signature, since, now))
 
 
 def counts_per_day(matches: list[Match]) -> list[tuple[date, int]]:
@@ -167,6 +204,12 @@ def blast_radius(
     where: str | None = None,
     now: datetime | None = None,
 ) -> tuple[Signature, list[Match]]:
-    """Derive the signature of ``run_id``/``handoff_id`` and find every run it reached (the seed included)."""
+    """Derive the signature of ``run_id``/``handoff_id`` and find every run it reached (the seed included).
+
+    Without ``tokens``, the seed's incidental losses are set aside first (:func:`by_fault`).
+    """
     signature = derive_signature(con, run_id, handoff_id, same=same, tokens=tokens, where=where)
-    return signature, find_matches(con, signature, since=since, now=now)
+    rows = _candidates(con, signature, since, now)
+    if not tokens:
+        signature = by_fault(signature, run_id, rows)
+    return signature, _matches(signature, rows)

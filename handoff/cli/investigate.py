@@ -380,6 +380,7 @@ def blast_radius_command(
         f"signature: {signature.from_step or '-'} → {signature.to_step} ({signature.scope}) lost {lost}"
         + "".join(f" {column}={value}" for column, value in signature.same)
         + (f" where {signature.where}" if signature.where else "")
+        + (f" (incidental, in no other run: {', '.join(signature.incidental)})" if signature.incidental else "")
     )
     click.echo(f"{_count(len({m.run_id for m in matches}), 'run')} matched in the last {since}")
     if matches:

@@ -84,3 +84,50 @@ def test_unknown_handoffs_and_bad_sql_are_errors(demo):
         blast_radius(con, demo.incident, "hf-99")
     with pytest.raises(QueryError):
         blast_radius(con, demo.incident, "hf-3", where="no_such_column = 1")
+
+
+def _incidental_store(root: str, kinds: list[str], now) -> list[str]:
+    """One compressor handoff per run; every run drops its own contract number, some drop more.
+
+    ``fault`` runs also drop the 7.2(b) base qualifier, ``decoy`` runs drop the rebate rate instead,
+    ``clean`` runs drop only their contract number. Returns the run ids, in ``kinds`` order.
+    """
+    from handoff.store import open_store
+    from tests.queries.population import _STEPS, _handoff_row, _Writer
+
+    kept = ["clause:7.2(b)", "percent:9.1", "percent:9.5", "qualifier:base is the rebated subtotal"]
+    drops = {
+        "fault": {"clause:7.2(b)", "qualifier:base is the rebated subtotal"},
+        "decoy": {"percent:9.5"},
+        "clean": set(),
+    }
+    out, run_ids = _Writer(open_store(root)), []
+    for n, kind in enumerate(kinds):
+        ts = now - timedelta(hours=n + 1)
+        run_id = f"run_01JTEST{n:019d}"
+        row, _data = _handoff_row(run_id, 3, _STEPS[2], ts, f"INV-{n}", "fault", "ok")
+        contract = f"id:CT-{4100 + n}"
+        row["input_constraints"] = sorted([*kept, contract])
+        row["output_constraints"] = sorted(set(kept) - drops[kind])
+        out.add("handoffs", ts.strftime("%Y-%m-%d"), row)
+        out.add(
+            "runs",
+            ts.strftime("%Y-%m-%d"),
+            {"run_id": run_id, "name": "invoice", "start_ts": ts, "end_ts": ts, "status": "ok", "writer": "test"},
+        )
+        run_ids.append(run_id)
+    out.flush()
+    return run_ids
+
+
+def test_an_incidental_loss_on_every_run_does_not_hide_the_fault(tmp_path):
+    """Each run also drops a contract number no other run carries: the search still finds exactly the faulty runs."""
+    from datetime import datetime, timezone
+
+    now = datetime(2026, 12, 1, 12, tzinfo=timezone.utc)
+    kinds = ["fault", "decoy", "clean", "fault", "decoy", "fault", "clean", "fault", "decoy"]
+    runs = _incidental_store(str(tmp_path / "store"), kinds, now)
+    signature, matches = blast_radius(connect(str(tmp_path / "store")), runs[3], "hf-3", now=now)
+    assert signature.lost == ("clause:7.2(b)", "qualifier:base is the rebated subtotal")
+    assert signature.incidental == ("id:CT-4103",)
+    assert sorted(m.run_id for m in matches) == sorted(run for run, kind in zip(runs, kinds) if kind == "fault")
