@@ -98,7 +98,7 @@ _PREFIXES = (
 _PREFIXES_CI = rf"(?i:{_PREFIX_WORDS})|(?:Av|av|Avda|C/|Ul|ul|Al|al|Jl|Str|Bd)\."
 _SUFFIXES = (
     r"straße|strasse|str\.|gasse|weg|allee|platz|ring|damm|ufer|gracht|straat|laan|kade|plein|singel|dijk|vej|gade|"
-    r"gatan|gata|vägen|veien|katu|utca|ulice"
+    r"gatan|gata|vägen|veien|katu|utca|ulice|kaien|gaten|torget|plassen|stræde|gränd|bakken|stien|polku|kuja"
 )
 _NUMBER = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?|-[IVX]+)?"
 _LOW = r"[a-zà-ÿ'’.\-]"
@@ -177,6 +177,36 @@ _LOWER_PARTS = frozenset(
         "piso",
     ]
 )
+
+
+# Korean road-name addresses: "서울특별시 마포구 와우산로 94, 302호 (04066)".
+_HANGUL_ADDRESS = re.compile(
+    r"(?:[가-힣]+(?:시|도)[ \t])?(?:[가-힣]+(?:구|군|시)[ \t])?(?:[가-힣]+(?:동|읍|면)[ \t])?[가-힣0-9]+(?:로|길)[ \t]?\d+(?:-\d+)?"
+    r"(?:,?[ \t]?\d+(?:동[ \t]?)?\d*호)?(?:[ \t]?\(\d{5}\))?"
+)
+_HANGUL_STREET = re.compile(r"[가-힣](?:로|길)[ \t]?\d")
+# "Ερμού 45, 105 63 Αθήνα", "Strandkaien 18, 5013 Bergen": a street and number, then a postcode and a town.
+_STREET_POSTCODE_TOWN = re.compile(
+    rf"(?<![\w\-])(?:{U}[\w'’.\-]*[ \t]){{0,3}}{U}[\w'’.\-]+[ \t]\d{{1,4}}[A-Za-z]?,[ \t]"
+    rf"(?:(?P<greek>\d{{3}}[ \t]\d{{2}})|(?P<code>\d{{4,5}}))[ \t](?P<town>{U}[\w\-]+(?:[ \t]{U}[\w\-]+)?)"
+)
+
+
+def street_postcode_towns(text: str) -> Iterator[Finding]:
+    """Addresses written as street and number, postcode and town on one line, where the town is a known
+    place or the postcode has the Greek/Czech/Swedish 3+2 shape; and Korean road-name addresses."""
+    if _HANGUL_STREET.search(text):
+        for match in _HANGUL_ADDRESS.finditer(text):
+            yield Finding("ADDRESS", match.start(), match.end(), 0.85, "AddressRecognizer", match.group())
+    if ", " not in text:
+        return
+    from handoff.analysis.scrub.gazetteer import is_place
+
+    for match in _STREET_POSTCODE_TOWN.finditer(text):
+        code = match.group("code")
+        if code and (re.fullmatch(r"(?:19|20)\d\d", code) or not is_place(match.group("town"))):
+            continue
+        yield Finding("ADDRESS", match.start(), match.end(), 0.85, "AddressRecognizer", match.group())
 
 
 def looks_like_address(value: str) -> bool:

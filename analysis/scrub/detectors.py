@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from handoff.analysis.scrub.addresses import addresses
+from handoff.analysis.scrub.addresses import addresses, street_postcode_towns
 from handoff.analysis.scrub.credentials import credential_values
 from handoff.analysis.scrub.fields import (
     dates_of_birth,
@@ -45,6 +45,7 @@ def local_findings(text: str, entities: frozenset[str]) -> list[Finding]:
     if "ADDRESS" in entities and digits:
         found += labelled_addresses(text, lower)
         found += addresses(text, context=False)
+        found += street_postcode_towns(text)
     if "SECRET" in entities:
         found += (f for f in secret_tokens(text) if f.entity in entities)
         found += keyed_tokens(text)

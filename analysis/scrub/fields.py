@@ -348,10 +348,14 @@ def labelled_phones(text: str, lower: str) -> Iterator[Finding]:
             yield _finding("PHONE_NUMBER", match, 1, 0.85, "LabelledPhoneRecognizer")
 
 
+# A sentence ends the address in a field: "…, 03940 Ciudad de México, CDMX. RFC …" (not "Av. Insurgentes").
+_SENTENCE_END = re.compile(r"(?:(?<=[a-zà-ÿ]{4})|(?<=[A-Z]{3}))\.[ \t]+(?=[A-Z])")
+
+
 def labelled_addresses(text: str, lower: str) -> Iterator[Finding]:
     """Values of address fields that hold a number and read as an address ("home_address": "27 Mauldeth Road West, …")."""
     for match in windowed(_ADDRESS_FIELD, text, lower, _ADDRESS_KEYWORDS, before=40, after=200, word_start=True):
-        value = match.group(1).rstrip(" ,;|")
+        value = _SENTENCE_END.split(match.group(1), maxsplit=1)[0].rstrip(" ,;|")
         if any(c.isdigit() for c in value) and looks_like_address(value):
             start = match.start(1)
             yield Finding(

@@ -91,3 +91,23 @@ def test_a_spacy_model_that_is_not_installed_is_an_error():
         handoff.configure(spacy_model="en_core_web_nonexistent_model")
     with pytest.raises(ValueError, match="not installed"):
         Scrubber(KEY, spacy_model="en_core_web_nonexistent_model")
+
+
+def test_addresses_of_more_countries_are_removed(scrubber):
+    """Greek, Norwegian and Korean home addresses, and a labelled Mexican one before a sentence, are removed."""
+    text = (
+        "Deliver to Πατησίων 112, 112 57 Αθήνα today.\n"
+        "Ny adresse: Bryggekaien 7, 4306 Sandnes\n"
+        "주소: 부산광역시 해운대구 센텀중앙로 55, 1203호 (48058)\n"
+        "Home address: Av. Río Churubusco 1924, Col. Country Club, 04220 Ciudad de México. RFC MOGA8503129K1."
+    )
+    out = scrubber.scrub_text(text)
+    for value in ("Πατησίων 112, 112 57", "Bryggekaien 7, 4306 Sandnes", "센텀중앙로 55", "Av. Río Churubusco 1924"):
+        assert value not in out
+    assert "Ciudad de México. RFC <NATIONAL_ID:" not in out and "RFC <NATIONAL_ID:" in out
+
+
+def test_numbered_business_phrases_before_a_year_are_not_addresses(scrubber):
+    """ "Release 12, 2026 Roadmap" and "Tier 2, 4500 Units" are not a street and a postcode."""
+    text = "Release 12, 2026 Roadmap; Windows 11, 2024 Update; Tier 2, 4500 Units"
+    assert scrubber.scrub_text(text) == text
