@@ -130,12 +130,19 @@ def _time(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
         return []
     if half:
         hour = hour % 12 + (12 if half == "p" else 0)
-    offset = _offset_minutes(m["tz"])
-    zone = "Z" if offset is not None else (m["tz"] or "")
+    tz = m["tz"] or _shared_zone(text, m.end())
+    offset = _offset_minutes(tz)
+    zone = "Z" if offset is not None else (tz or "")
     if offset is not None:
         hour, minute = divmod((hour * 60 + minute - offset) % 1440, 60)
     value = f"{hour:02d}:{minute:02d}" + (f":{second:02d}" if second else "") + zone
     return [make_found("time", value, m.start(), m.end())]
+
+
+def _shared_zone(text: str, end: int) -> str | None:
+    """The zone a time shares with the times after it on its line: ``08:00-18:00 CET``, ``00:00, 06:00 and 12:00 UTC``, ``21:45 (CET)``."""
+    shared = _SHARED_ZONE.match(text, end)
+    return shared["tz"] if shared else None
 
 
 def _offset_minutes(raw: str | None) -> int | None:
@@ -269,6 +276,10 @@ def _is_list_marker(text: str, start: int, end: int) -> bool:
     return (line_start > 0 or start <= 16) and not text[line_start:start].strip(" \t#*-")
 
 
+_SHARED_ZONE = re.compile(
+    r"(?:[ \t]*(?:[-–—,/]|to|and|or|until|bis|und|et|y)[ \t]*\d{1,2}(?:[:h]\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?)*"
+    rf"[ \t]?\(?(?P<tz>{TIME_ZONES})(?![\w])"
+)
 _ATTACHED_DURATIONS = {"m": "min", "d": "day"}
 _KEY_UNITS = {"secs": "sec", "mins": "min", "hrs": "hr", "mb": "MB", "gb": "GB"}
 _INLINE_LABEL = re.compile(r"\) (?=[A-Za-z])")

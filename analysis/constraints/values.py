@@ -54,6 +54,35 @@ def _index(downstream: frozenset[str]) -> tuple[frozenset[Decimal], frozenset[De
     return frozenset(values), frozenset(numbers), frozenset(days), frozenset(typed)
 
 
+# Physical quantities a writer rounds when converting ("5 km" ≈ "3.1 miles" = 4.99 km); durations,
+# data sizes and counts convert exactly and are compared exactly.
+_PHYSICAL = frozenset(("kg", "m", "L", "m²", "N", "km/h", "W", "kWh", "VA"))
+_RELATIVE = Decimal("0.015")
+_CELSIUS = Decimal("0.6")
+
+
+def _near_quantity(token: str, value: Decimal, downstream: frozenset[str]) -> bool:
+    """Whether a physical quantity is stated downstream in the same dimension within a reader's rounding."""
+    symbol = token.rpartition(" ")[2]
+    if symbol not in _PHYSICAL and symbol != "°C":
+        return False
+    for other in _units_by_symbol(downstream).get(symbol, ()):
+        if symbol == "°C" and abs(other - value) <= _CELSIUS:
+            return True
+        if symbol != "°C" and abs(other - value) <= _RELATIVE * max(abs(other), abs(value)):
+            return True
+    return False
+
+
+@lru_cache(maxsize=256)
+def _units_by_symbol(downstream: frozenset[str]) -> dict[str, list[Decimal]]:
+    units: dict[str, list[Decimal]] = {}
+    for token in downstream:
+        if token.startswith("unit:") and (value := stated_value(token)) is not None:
+            units.setdefault(token.rpartition(" ")[2], []).append(value)
+    return units
+
+
 def atom_carried(token: str, downstream: frozenset[str]) -> bool:
     """Whether ``downstream`` states the fact of the atomic ``token`` with less context than the token has.
 
@@ -64,7 +93,10 @@ def atom_carried(token: str, downstream: frozenset[str]) -> bool:
       by a bare rate a hundredth of it; not when the same value is stated downstream in another
       unit or currency, which is a change;
     - a date without its year is carried by the same day of any year, and a full date by the same
-      day written without a year.
+      day written without a year;
+    - a physical quantity (mass, length, volume, area, force, speed, power, energy, temperature)
+      is carried by one of its dimension within 1.5% (0.6 °C), the rounding of a conversion
+      ("5 km" ≈ "3.1 miles", "40 lb" ≈ "18 kg"); durations and data sizes compare exactly.
     """
     cls = token.partition(":")[0]
     values, numbers, days, typed = _index(downstream)
@@ -76,6 +108,8 @@ def atom_carried(token: str, downstream: frozenset[str]) -> bool:
     value = stated_value(token)
     if value is None:
         return False
+    if cls == "unit" and _near_quantity(token, value, downstream):
+        return True
     if cls == "number":
         return value in values or (0 < value < 1 and (value * 100).normalize() in values)
     if (cls, value) in typed:

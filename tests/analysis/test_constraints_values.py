@@ -188,3 +188,20 @@ def test_areas_multipliers_and_ops_durations():
     assert _atoms("backfill 320 million rows") == ["unit:320000000 rows"]
     assert _atoms("alert for: 20m") == _atoms("alert after 20 minutes") == ["unit:20 min"]
     assert _atoms("cable of 20 m") == ["unit:20 m"]
+
+
+def test_a_converted_quantity_rounded_by_the_writer_is_carried():
+    """A conversion rounded as a reader would (5 km = 3.1 miles, 40 lb = 18 kg, 100 °F = 38 °C) loses nothing; 1.8 mg -> 2 mg is lost."""
+    upstream, downstream = "route 5 km, parcel 40 lb, fever 100 °F", "route 3.1 miles, parcel 18 kg, fever 38 °C"
+    assert compare_constraints(stored_tokens(upstream), stored_tokens(downstream)) == []
+    assert [f.token for f in compare_constraints(stored_tokens("dose 1.8 mg"), stored_tokens("dose 2 mg"))] == [
+        "unit:0.0000018 kg"
+    ]
+    assert atom_carried("unit:90 d", frozenset(["unit:91 d"])) is False
+
+
+def test_times_share_the_zone_written_after_them():
+    """In "08:00-18:00 CET" or "00:00, 06:00 and 12:00 UTC" every time is in the zone written once."""
+    assert _atoms("open 08:00-18:00 CET") == _atoms("open 07:00 UTC to 17:00 UTC") == ["time:07:00Z", "time:17:00Z"]
+    assert _atoms("jobs at 00:00, 06:00 and 12:00 UTC") == ["time:00:00Z", "time:06:00Z", "time:12:00Z"]
+    assert _atoms("arrive 21:45 (CET)") == ["time:20:45Z"]
