@@ -25,6 +25,7 @@ from handoff.analysis.scrub.findings import Finding, shifted
 from handoff.analysis.scrub.gazetteer import Gazetteer, fold, gazetteer, is_place
 from handoff.analysis.scrub.labels import label_of
 from handoff.analysis.scrub.vocabulary import (
+    ASSISTANT_NAMES,
     BUSINESS_WORDS,
     EPONYMOUS_BRANDS,
     HONORIFIC_WORDS,
@@ -282,6 +283,8 @@ def _cue_findings(text: str, cue: str, matches: Iterable[re.Match[str]]) -> Iter
     single_ok = cue not in ("speaker", "speaker-time", "display-name", "paren-speaker")
     for match in matches:
         start, end = _trim(text, match.start("name"), match.end("name"))
+        if cue in ("speaker", "speaker-time", "paren-speaker") and fold(text[start:end]) in ASSISTANT_NAMES:
+            continue  # "Claude: (draft) …" is the model speaking
         if cue in _MULTI_WORD_CUES and not _full_name_shaped(text[start:end]):
             continue
         if cue == "preposition" and (_thing_shaped(text, start, end) or is_place(text[start:end])):

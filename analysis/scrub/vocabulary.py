@@ -544,3 +544,8 @@ EPONYMOUS_BRANDS |= frozenset(
     bristol myers|bristol-myers squibb|abbott laboratories|jones day|hogan lovells|
     """.split("|")
 ) - {""}
+
+# Assistants and models that speak in transcripts under a person's given name ("Claude: …"): not people.
+ASSISTANT_NAMES = frozenset(
+    "claude gemini copilot llama mistral gpt chatgpt bard alexa siri cortana grok jarvis watson pi".split()
+)

@@ -117,3 +117,10 @@ def test_thai_honorifics_and_japanese_name_suffixes_mark_people(scrubber):
     out = scrubber.scrub_text(text)
     assert _left(scrubber, text, ("Ratchanee", "Kobayashi")) == []
     assert "-san ships Friday" in out
+
+
+def test_an_assistant_speaking_in_a_transcript_is_not_a_person(scrubber):
+    """ "Claude:" and "Gemini:" speaker labels in an LLM transcript stay; a person's speaker label does not."""
+    text = "User: summarize Q3\nClaude: Revenue grew 12%.\nGemini: agreed.\nAmara Nwachukwu: thanks both"
+    out = scrubber.scrub_text(text)
+    assert "\nClaude: Revenue grew 12%.\nGemini: agreed.\n" in out and "Amara Nwachukwu" not in out
