@@ -16,6 +16,16 @@ import re
 # Each pattern starts with a literal or a character class, so `re` skips ahead to candidates;
 # the start of its line is checked afterwards (only blanks and ">" quote marks may come before).
 _CHAT_STAMP = re.compile(r"\[[^\]\n]{0,24}\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?(?:\s?[A-Z]{1,4})?\]")
+# The scrubber's pseudonyms of people, places and phone numbers: a faithful summary names people
+# and places as it likes, and a number written two ways gets two pseudonyms. E-mail, IBAN and IP
+# pseudonyms stay identifiers (extractors).
+_PERSONAL_PSEUDONYM = re.compile(r"<(?:PERSON|ADDRESS|LOCATION|PHONE_NUMBER|NRP|ORGANIZATION|DATE_TIME):[0-9a-f]{6}>")
+# A header's e-mail date with its time ("Date: Fri, 20 Mar 2026 16:47 +0000"), also when a
+# scrubber took the key "Date" for a name ("<PERSON:ae2be1>: Fri, 20 Mar 2026 16:47 +0000").
+_MAIL_DATE = re.compile(
+    r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,?[ \t]+\d{1,2}[ \t]+[A-Z][a-z]{2,8}\.?[ \t]+\d{4}[ ,]+(?:at[ \t]+)?\d{1,2}:\d{2}"
+)
+_HEADER_KEY = re.compile(r"[ \t>]*(?:<PERSON:[0-9a-f]{6}>|Date|Sent|Gesendet|Datum|Envoyé|Enviado|Fecha)[ \t]?:[ \t]*")
 _HEADER_DATE = re.compile(r"[DSGEF](?:ate|ent|esendet|atum|nvoyé|nviado|echa)\s?:(?=[^\n]*\d:\d\d)[^\n]*")
 _ATTRIBUTION = re.compile(r"[wsaeé](?:rote|chrieb|\x20écrit|scribió)\b[^\n]{0,60}:[ \t]*(?=\n|$)")
 _ATTRIBUTION_START = re.compile(r"[ \t>]*(?:On|Am|Le|El)\s")
@@ -62,6 +72,13 @@ def layout_spans(text: str) -> list[tuple[int, int]]:
             line_start = text.rfind("\n", 0, m.start()) + 1
             if m.start() - line_start <= 200 and _ATTRIBUTION_START.match(text, line_start):
                 spans.append((line_start, m.end()))
+    if "<" in text:
+        spans += [m.span() for m in _PERSONAL_PSEUDONYM.finditer(text)]
+    for m in _MAIL_DATE.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if _HEADER_KEY.fullmatch(text, line_start, m.start()):
+            line_end = text.find("\n", m.end())
+            spans.append((line_start, len(text) if line_end == -1 else line_end))
     low = text.lower()
     if "page" in low or "seite" in low or "p." in low:
         spans += [m.span() for m in _PAGE_STAMP.finditer(text) if not text[m.start() - 1 : m.start()].isalnum()]

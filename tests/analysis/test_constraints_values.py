@@ -205,3 +205,11 @@ def test_times_share_the_zone_written_after_them():
     assert _atoms("open 08:00-18:00 CET") == _atoms("open 07:00 UTC to 17:00 UTC") == ["time:07:00Z", "time:17:00Z"]
     assert _atoms("jobs at 00:00, 06:00 and 12:00 UTC") == ["time:00:00Z", "time:06:00Z", "time:12:00Z"]
     assert _atoms("arrive 21:45 (CET)") == ["time:20:45Z"]
+
+
+def test_pseudonyms_of_people_and_phones_are_not_identifiers():
+    """Scrubbed names, addresses and phones give no token (a summary names people as it likes); e-mail pseudonyms do."""
+    scrubbed = "Hi <PERSON:d4d3ce>, reply to <EMAIL_ADDRESS:2fa340> or call <PHONE_NUMBER:2d7d0b> at <ADDRESS:0c11aa>"
+    assert _atoms(scrubbed) == ["id:<EMAIL_ADDRESS:2fa340>"]
+    header = "<PERSON:ae2be1>: Fri, 20 Mar 2026 16:47 +0000\nMeeting: Fri, 20 Mar 2026 at 14:00"
+    assert _atoms(header) == ["date:2026-03-20", "time:14:00"]
