@@ -221,6 +221,9 @@ def _operators(cues: dict[str, tuple[str, ...]]) -> dict[str, str]:
 
 
 _PREFIX_OPS = _operators(_PREFIX_CUES)
+#: The first word of every cue written before a value: a text piece with one of them before a
+#: value may hold a comparison (the piece cache does not take its fast path for such cells).
+CUE_WORDS = frozenset(cue.split()[0] for cue in _PREFIX_OPS if cue[0].isalpha())
 _POSTFIX_OPS = _operators(_POSTFIX_CUES)
 # A prefix cue ends just before the value (an optional "of", "the" or sign between them).
 # A bound never crosses a line: the piece cache cuts texts at line breaks.

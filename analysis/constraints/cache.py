@@ -15,8 +15,8 @@ import threading
 from bisect import bisect_right
 from collections.abc import Callable
 
+from handoff.analysis.constraints.phrases import TRIGGER_HEADS
 from handoff.analysis.constraints.reading import Reading, read_text
-from handoff.analysis.constraints.vocabulary import NEGATION_WORDS, QUALIFIERS
 
 # Where a text can be cut without changing its tokens. A piece keeps the separator on each side
 # as context (lookbehinds, list markers and lookaheads see one character past an edge), and:
@@ -198,7 +198,7 @@ def _split_money_cells(keys: list[str]) -> tuple[list[str], list[str]]:
 _MONEY_CELLS = re.compile(
     r"([|\n][ \t]*(?:([a-z]+)[ \t]+)?\$([1-9]\d{0,2}(?:,\d{3})*|0)(?:\.(\d{1,2}))?[ \t]*[|\n]?\x00)|[^\x00]*\x00"
 )
-_TRIGGER_HEADS = frozenset(phrase.split()[0] for phrase in (*QUALIFIERS, *NEGATION_WORDS))
+_TRIGGER_HEADS = TRIGGER_HEADS
 
 
 def _scan_pieces(keys: list[str], find: Callable[[str, Reading], list], reading: Reading) -> dict[str, tuple[str, ...]]:

@@ -32,6 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from handoff.analysis.constraints.meaning import TERMS_CLASS, Terms, parse_terms, stem_hashes
+from handoff.analysis.constraints.phrases import MORE_QUALIFIERS
 from handoff.analysis.constraints.tokens import Constraint
 from handoff.analysis.constraints.values import atom_carried
 from handoff.analysis.constraints.vocabulary import NEGATIONS, QUALIFIERS
@@ -43,8 +44,10 @@ BOUND_HEADS = frozenset(("at least", "at most", "no later than", "no earlier tha
 #: (``rebated subtotal`` restated as an amount is not "the base is the rebated subtotal").
 BASIS_HEADS = frozenset(("base is", "based on"))
 #: Qualifier heads that open a condition or exception: carried only with a condition downstream.
-CONDITION_HEADS = frozenset(("only if", "unless", "except", "excluding", "provided that", "subject to", "until"))
-_HEADS = sorted({*QUALIFIERS.values(), *NEGATIONS.values(), "not"}, key=len, reverse=True)
+CONDITION_HEADS = frozenset(
+    ("only if", "only for", "unless", "except", "excluding", "provided that", "subject to", "until", "whichever")
+)
+_HEADS = sorted({*QUALIFIERS.values(), *MORE_QUALIFIERS.values(), *NEGATIONS.values(), "not"}, key=len, reverse=True)
 _SHARE_CARRIED = 0.5
 _VALUE = re.compile(r"\d")
 
@@ -78,8 +81,12 @@ def parse_phrase(token: str) -> Phrase | None:
         return None
     head = next((h for h in _HEADS if value == h or value.startswith(h + " ")), value.split(" ", 1)[0])
     rest = value[len(head) :].split()
-    values = frozenset(word for word in rest if _VALUE.search(word))
-    return Phrase(cls, head, values, tuple(word for word in rest if not _VALUE.search(word)))
+    # A word right after a value is its unit ("60 months"): part of the value, not a content word.
+    in_value = [
+        bool(_VALUE.search(word)) or (i > 0 and bool(_VALUE.search(rest[i - 1]))) for i, word in enumerate(rest)
+    ]
+    values = frozenset(word for word, valued in zip(rest, in_value) if valued)
+    return Phrase(cls, head, values, tuple(word for word, valued in zip(rest, in_value) if not valued))
 
 
 class _Downstream:

@@ -10,7 +10,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterator
 
-from handoff.analysis.constraints.bounds import find_bounds
+from handoff.analysis.constraints.bounds import CUE_WORDS, find_bounds
 from handoff.analysis.constraints.tokens import Constraint
 from handoff.analysis.constraints.vocabulary import (
     NEGATION_WORDS,
@@ -23,7 +23,20 @@ from handoff.analysis.constraints.vocabulary import (
 )
 from handoff.analysis.constraints.windows import WIDEN_MAX
 
-_PHRASE_BODY = f"({trie_pattern([*QUALIFIERS, *NEGATION_WORDS])})(?![a-z0-9])"
+# Qualifier triggers beyond the shared vocabulary: exceptions and scopes the corpus rules name.
+MORE_QUALIFIERS = {
+    "whichever": "whichever",
+    "only where": "only if",
+    "only for": "only for",
+    "only on": "only for",
+    "only in": "only for",
+    "pro rata": "pro rata",
+}
+_QUALIFIER_TRIGGERS = {**QUALIFIERS, **MORE_QUALIFIERS}
+_PHRASE_BODY = f"({trie_pattern([*_QUALIFIER_TRIGGERS, *NEGATION_WORDS])})(?![a-z0-9])"
+#: The first word of every trigger and comparison cue: a piece of text holding none of them
+#: before a value has no phrase there (what the piece cache's fast path relies on).
+TRIGGER_HEADS = frozenset(phrase.split()[0] for phrase in (*_QUALIFIER_TRIGGERS, *NEGATION_WORDS)) | CUE_WORDS
 # Triggers are matched in lower-cased text after a space: punctuation that can open a word
 # (``(no``, ``**never``, a line break) is first turned into spaces, so one pattern with a
 # literal first character, which `re` finds fastest, sees them all.
@@ -119,8 +132,8 @@ def _next_word(text: str, pos: int, atoms_at: dict[int, Constraint]) -> tuple[st
 def _head(m: re.Match[str]) -> tuple[str, str]:
     """The class and canonical trigger of a phrase match: ``"can't"`` -> ``("negation", "not")``."""
     raw = m[1] if m[1].isalpha() else " ".join(m[1].split())
-    if raw in QUALIFIERS:
-        return "qualifier", QUALIFIERS[raw]
+    if raw in _QUALIFIER_TRIGGERS:
+        return "qualifier", _QUALIFIER_TRIGGERS[raw]
     return "negation", NEGATIONS.get(raw, "not")
 
 

@@ -199,6 +199,7 @@ def test_random_fragment_texts_match_whole_text_extraction():
         ("Never go\n(no more than 5 items)", ["comparison:<= unit:5 items", "negation:not go", "unit:5 items"]),
         ("| line   $43,142.05\nL-0002 | qty  3 |", ["id:L-0002", "money:USD43142.05", "number:3"]),
         ("| per $5 |", ["money:USD5.00", "qualifier:per USD5.00"]),
+        ("| over $1,200 |", ["comparison:> money:USD1200.00", "money:USD1200.00"]),
         ("Total $12,345.6\n|\n1. first", ["money:USD12345.60"]),
         (
             "Ends 5 p.m.\nUTC sharp\nsee Sec.\nIV or Sec.\nIvy 7.2(b)\nApplies at 5%\nMonthly",

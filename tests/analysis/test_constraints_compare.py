@@ -40,6 +40,15 @@ def test_a_dropped_exception_is_a_lost_qualifier_and_a_kept_one_is_carried():
     assert lost_classes(up, dropped) == ["qualifier:unless the parcel was opened"]
 
 
+def test_whichever_and_only_where_are_conditions_that_can_be_lost():
+    """``whichever comes first`` and ``only where …`` are qualifiers: kept when restated, lost when dropped."""
+    up = "The warranty ends after 5 years or 100,000 km, whichever comes first, and covers rust only where the paint was intact."
+    kept = "Rust is covered only where the paint was intact; the warranty ends at 5 years or 100,000 km, whichever comes first."
+    dropped = "The warranty ends after 5 years or 100,000 km and covers rust."
+    assert lost_classes(up, kept) == []
+    assert lost_classes(up, dropped) == ["qualifier:only if the paint was intact", "qualifier:whichever comes first"]
+
+
 def test_a_translated_negation_is_carried_and_a_dropped_one_lost():
     """Across languages a negation is carried while the downstream negates as often as the upstream."""
     up = "Do not share the access badge with visitors."
