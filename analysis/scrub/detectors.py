@@ -23,7 +23,14 @@ from handoff.analysis.scrub.fields import (
 from handoff.analysis.scrub.findings import Finding
 from handoff.analysis.scrub.identifiers import card_numbers, national_id_formats
 from handoff.analysis.scrub.keyed import keyed_tokens
-from handoff.analysis.scrub.people import cued_names, email_named, gazetteer_names, name_runs, script_glosses
+from handoff.analysis.scrub.people import (
+    cued_names,
+    email_named,
+    gazetteer_names,
+    name_runs,
+    preposition_names,
+    script_glosses,
+)
 from handoff.analysis.scrub.tokens import secret_tokens, wallet_addresses
 from handoff.analysis.scrub.windows import aligned_lower
 
@@ -59,6 +66,7 @@ def local_findings(text: str, entities: frozenset[str]) -> list[Finding]:
         found += gazetteer_names(text, runs)
         found += script_glosses(text)
         found += email_named(text, runs)
+        found += preposition_names(text, runs)
     return found
 
 

@@ -142,7 +142,6 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "done-by",
         re.compile(rf"(?<![\w-]){_DONE_BY}(?:[ \t]+for[ \t]+[^,.\n]{{1,40}}?)?[ \t]+(?i:by)[ \t]*:?[ \t]+{_NAME}"),
     ),
-    ("preposition", re.compile(rf"(?<![\w-]){_PREPOSITION}[ \t]*:?[ \t]+{_NAME}")),
     (
         "name-suffix",
         re.compile(rf"(?<![\w\-])(?P<name>{U}{LETTER}+)-(?:san|sama|kun|chan|sensei|senpai|ssi|nim)(?![\w\-])"),
@@ -153,19 +152,22 @@ _CUE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "greeting": tuple(w for w in re.sub(r"\(\?i:|\)", "", _GREETING).split("|")),
     "sign-off": tuple(w.split()[0] for w in re.sub(r"\(\?i:|\)", "", _SIGN_OFF).split("|")),
     "role": tuple(re.sub(r"\(\?i:|\)", "", _ROLE).split("|")),
-    "kin": tuple(w for w in re.sub(r"\(\?:|\(\?i:|\)|\[ \\t\]\+", "|", _KIN).split("|") if w),
+    "kin": tuple(
+        w
+        for w in re.sub(r"\(\?:|\(\?i:|\)|\[ \\t\]\+", "|", _KIN).split("|")
+        if w and w not in ("my", "his", "her", "their", "your")
+    ),
     "intro": tuple(re.sub(r"\(\?i:|\)", "", _INTRO).split("|")),
     "here": (" here",),
     "paren-speaker": ("):",),
     "done-by": (" by",),
     "name-suffix": ("-san", "-sama", "-kun", "-chan", "-sensei", "-senpai", "-ssi", "-nim"),
-    "preposition": tuple(re.sub(r"\(\?i:|\)", "", _PREPOSITION).split("|")),
     "display-name": ("<",),
     "dash-signature": (" -", " –", " —", "\t-", "\t–", "\t—"),
 }
 _SIGN_OFF_PHRASES = tuple(re.sub(r"\(\?i:|\)", "", _SIGN_OFF).split("|"))
 _SIGN_OFF_CUE = dict(_CUES)["sign-off"]
-_WORD_CUES = frozenset({"greeting", "role", "kin", "intro", "preposition"})  # cues whose keyword must begin a word
+_WORD_CUES = frozenset({"greeting", "role", "kin", "intro"})  # cues whose keyword must begin a word
 _HONORIFIC_KEYWORDS = tuple(w.replace("\\", "") for w in HONORIFICS.split("|"))
 _STRONG_CUES = frozenset(
     {
@@ -282,7 +284,8 @@ def _sign_off_names(window: str) -> tuple[Finding, ...]:
 def _cue_findings(text: str, cue: str, matches: Iterable[re.Match[str]]) -> Iterator[Finding]:
     single_ok = cue not in ("speaker", "speaker-time", "display-name", "paren-speaker")
     for match in matches:
-        start, end = _trim(text, match.start("name"), match.end("name"))
+        group = "name" if "name" in match.re.groupindex else 0
+        start, end = _trim(text, match.start(group), match.end(group))
         if cue in ("speaker", "speaker-time", "paren-speaker") and fold(text[start:end]) in ASSISTANT_NAMES:
             continue  # "Claude: (draft) …" is the model speaking
         if cue in _MULTI_WORD_CUES and not _full_name_shaped(text[start:end]):
@@ -333,6 +336,20 @@ def _local_names(local: str, core: list[str]) -> bool:
         if rest and (first.startswith(rest) or rest.startswith(first) or rest[0] == first[0] and len(rest) <= 3):
             return True
     return False
+
+
+_PREPOSITION_BEFORE = re.compile(rf"(?<![\w-]){_PREPOSITION}[ \t]*:?[ \t]+$")
+
+
+def preposition_names(text: str, runs: list[re.Match[str]]) -> Iterator[Finding]:
+    """Full names (two words or more, none an acronym) right after "to", "from", "with", "asked", … that
+    a weak cue accepts ("to Priyanka Ramachandran"); places and names of things are left alone."""
+    for match in runs:
+        if " " not in match.group() and "\t" not in match.group():
+            continue
+        if _PREPOSITION_BEFORE.search(text, max(0, match.start() - 14), match.start()) is None:
+            continue
+        yield from _cue_findings(text, "preposition", (match,))
 
 
 def name_runs(text: str) -> list[re.Match[str]]:
