@@ -72,10 +72,12 @@ def _month_pattern(names: dict[str, int]) -> str:
 
 
 MONTH = _month_pattern(MONTHS)
-CURRENCY_CODES = (
-    "USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|INR|CNY|SEK|NOK|DKK|SGD|HKD|MXN|BRL|ZAR|PLN|CZK|HUF|RON|KRW|TWD|THB"
-    "|IDR|MYR|AED|SAR|ILS|CLP|COP|ARS|VND|EGP|NGN|KES|ISK"
-)
+# ISO 4217 codes an amount is written with, factored by prefix (tried after every number).
+CURRENCY_CODE_LIST = (
+    "USD EUR GBP JPY CHF CAD AUD NZD INR CNY SEK NOK DKK SGD HKD MXN BRL ZAR PLN CZK HUF RON KRW TWD THB "
+    "IDR MYR AED SAR ILS CLP COP ARS VND EGP NGN KES ISK"
+).split()
+CURRENCY_CODES = trie_pattern(CURRENCY_CODE_LIST)
 CURRENCY_WORDS = {"dollar": "USD", "dollars": "USD", "euro": "EUR", "euros": "EUR"}
 CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY"}
 MULTIPLIERS = {
