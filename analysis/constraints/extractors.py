@@ -8,6 +8,7 @@ count as a bare number. Each builder turns a match into ``(class, token, start, 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from datetime import date
@@ -33,11 +34,14 @@ from handoff.analysis.constraints.vocabulary import (
     MULTIPLIERS,
     NUM,
     NUM_COMMA,
+    NUMBER_JOINERS,
+    NUMBER_WORDS,
     STOP_WORDS,
     TIME_ZONES,
     UNIT_ALT,
     UNIT_FORMS,
     ZONE_OFFSETS,
+    trie_pattern,
 )
 from handoff.analysis.constraints.windows import Gate
 
@@ -263,6 +267,27 @@ def _keyed_quantity(m: re.Match[str], text: str, reading: Reading) -> list[Found
     return [make_found("unit", value, m.start(), m.end())] if value else []  # from the key's unit on
 
 
+def _written_number(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
+    """``two``, ``twenty-five``, ``dreißig``, ``treinta``: a number written in words (text2num)."""
+    phrase = m.group().lower()
+    while (cut := max(phrase.rfind(" "), phrase.rfind("-"))) != -1 and phrase[cut + 1 :] in NUMBER_JOINERS:
+        phrase = phrase[:cut]  # "three and" ends at "three"
+    value = _words_value(phrase)
+    return [make_found("number", str(value), m.start(), m.start() + len(phrase))] if value is not None else []
+
+
+@functools.lru_cache(maxsize=4096)
+def _words_value(phrase: str) -> int | None:
+    from text_to_num import text2num
+
+    for lang in ("en", "de", "fr", "es"):
+        try:
+            return text2num(phrase, lang)
+        except ValueError:
+            continue
+    return None
+
+
 def _is_list_marker(text: str, start: int, end: int) -> bool:
     """``1.`` or ``2)`` opening a line, or ``(2)``/``2)`` before a word after a colon, comma or
     sentence (``options: (1) raise it, (2) wait``, ``1) Jonas, 2) Mei``), is list numbering, not a constraint."""
@@ -279,6 +304,12 @@ def _is_list_marker(text: str, start: int, end: int) -> bool:
 _SHARED_ZONE = re.compile(
     r"(?:[ \t]*(?:[-–—,/]|to|and|or|until|bis|und|et|y)[ \t]*\d{1,2}(?:[:h]\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?)*"
     rf"[ \t]?\(?(?P<tz>{TIME_ZONES})(?![\w])"
+)
+_NUMBER_PART = trie_pattern([*NUMBER_WORDS, *NUMBER_JOINERS])
+_NUMBER_WORD = rf"(?:{_NUMBER_PART})+"
+# Starts with a number word, not a joiner ("and twenty-five" is read from "twenty").
+_WRITTEN_NUMBER = re.compile(
+    rf"(?<![\w-])(?i:(?:{trie_pattern(NUMBER_WORDS)})(?:{_NUMBER_PART})*(?:[ -]{_NUMBER_WORD})*)(?![\w-])"
 )
 _ATTACHED_DURATIONS = {"m": "min", "d": "day"}
 _KEY_UNITS = {"secs": "sec", "mins": "min", "hrs": "hr", "mb": "MB", "gb": "GB"}
@@ -419,6 +450,7 @@ def _extractors(num: str, amount: str) -> tuple[tuple[re.Pattern[str], _Builder,
         ),
         (re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+){2,}(?![\w]|\.\d)"), _id_dotted, _DIGITS),
         (_quantity_pattern(num), _quantity, _DIGITS),
+        (_WRITTEN_NUMBER, _written_number, _WHOLE_TEXT),
     )
 
 

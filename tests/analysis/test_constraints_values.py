@@ -213,3 +213,13 @@ def test_pseudonyms_of_people_and_phones_are_not_identifiers():
     assert _atoms(scrubbed) == ["id:<EMAIL_ADDRESS:2fa340>"]
     header = "<PERSON:ae2be1>: Fri, 20 Mar 2026 16:47 +0000\nMeeting: Fri, 20 Mar 2026 at 14:00"
     assert _atoms(header) == ["date:2026-03-20", "time:14:00"]
+
+
+def test_numbers_written_in_words_are_numbers():
+    """Written numbers in English, German, French and Spanish equal their digits; articles are not numbers."""
+    assert _atoms("Three pallets and twenty-five boxes") == ["number:25", "number:3"]
+    for text in ("vierzig Kartons", "quarante cartons", "cuarenta cajas", "forty cartons"):
+        assert _atoms(text) == ["number:40"]
+    assert _atoms("one of the agencies, someone, done") == []
+    assert compare_constraints(stored_tokens("two replicas"), stored_tokens("2 replicas")) == []
+    assert compare_constraints(stored_tokens("3 reviewers"), stored_tokens("three reviewers")) == []
