@@ -56,6 +56,7 @@ def _index(downstream: frozenset[str]) -> tuple[frozenset[Decimal], frozenset[De
 
 # Physical quantities a writer rounds when converting ("5 km" ≈ "3.1 miles" = 4.99 km); durations,
 # data sizes and counts convert exactly and are compared exactly.
+_ZONE_STARTS = frozenset("Z+-ABCDEGHIJKLMNOPRSTUWXY")  # what a zone written after a clock starts with
 _PHYSICAL = frozenset(("kg", "m", "L", "m²", "N", "km/h", "W", "kWh", "VA"))
 _RELATIVE = Decimal("0.015")
 _CELSIUS = Decimal("0.6")
@@ -92,6 +93,9 @@ def atom_carried(token: str, downstream: frozenset[str]) -> bool:
       table or JSON whose column or key names the currency, unit or per cent), a percentage also
       by a bare rate a hundredth of it; not when the same value is stated downstream in another
       unit or currency, which is a change;
+    - a clock time written without a zone is carried by the same clock with a zone (the rewrite
+      named the zone the context gave: ``03:00`` -> ``03:00 UTC``); never the other way round, since
+      dropping a stated zone is a change;
     - a date without its year is carried by the same day of any year, and a full date by the same
       day written without a year;
     - a physical quantity (mass, length, volume, area, force, speed, power, energy, temperature)
@@ -100,6 +104,11 @@ def atom_carried(token: str, downstream: frozenset[str]) -> bool:
     """
     cls = token.partition(":")[0]
     values, numbers, days, typed = _index(downstream)
+    if cls == "time":
+        clock = token[5:]
+        return clock[-1:].isdigit() and any(
+            t.startswith(f"time:{clock}") and t[len(clock) + 5 :][:1] in _ZONE_STARTS for t in downstream
+        )
     if cls == "date":
         value = token[5:]
         return (

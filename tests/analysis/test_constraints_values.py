@@ -223,3 +223,11 @@ def test_numbers_written_in_words_are_numbers():
     assert _atoms("one of the agencies, someone, done") == []
     assert compare_constraints(stored_tokens("two replicas"), stored_tokens("2 replicas")) == []
     assert compare_constraints(stored_tokens("3 reviewers"), stored_tokens("three reviewers")) == []
+
+
+def test_a_rewrite_may_name_the_zone_of_a_time_but_not_drop_it():
+    """'03:00' restated as '03:00 UTC' is carried; '17:00 CET' restated as '17:00' is not."""
+    assert (
+        compare_constraints(stored_tokens("backup window 03:00-03:30"), stored_tokens("backup 03:00-03:30 UTC")) == []
+    )
+    assert [f.token for f in compare_constraints(stored_tokens("by 17:00 CET"), stored_tokens("by 17:00"))] != []
