@@ -1,14 +1,17 @@
 """The content words of a text, so negations and qualifiers are compared by meaning, not spelling.
 
 A text's *terms* are its content words, stemmed in the text's language (English, Spanish, French
-or German, told apart by their stop words, from the ``stop-words`` package; stems by
+or German, told apart by their stop words, from spaCy's lists; stems by
 ``snowballstemmer``), stop words left out. A term that stands near a negation (``not``,
-``never``, ``no``, ``without``, ``nunca``, ``nicht``…) in the same clause is also marked
-*negated*; one near a condition (``unless``, ``only``, ``except``, ``salvo``, ``außer``…)
-*conditioned*. The writer stores them as one token (:func:`terms_token`: the counts of both
-kinds of cue, then each stem as a 6-hex-digit BLAKE2b hash with its marks), so a check run on digest rows after
-retention has dropped the content can still tell whether the words of an upstream condition
-reached the downstream text, and with which polarity, without the stored row spelling them out.
+``never``, ``no``, ``without``, ``false``, ``rather than``, ``nunca``, ``nicht``…) in the same
+clause is also marked *negated* (a JSON ``"refundable": false`` negates its key), and so is the
+base of an English ``un-``/``non-`` word (``unsent`` negates *sent*, checked against the
+``english-words`` list); one near a condition (``unless``, ``only``, ``except``, ``salvo``,
+``außer``…) *conditioned*. The writer stores them as one token (:func:`terms_token`: the counts
+of both kinds of cue, then each stem as a 6-hex-digit BLAKE2b hash with its marks), so a check
+run on digest rows after retention has dropped the content can still tell whether the words of
+an upstream condition reached the downstream text, and with which polarity, without the stored
+row spelling them out.
 
 ``terms`` is not a constraint class: nothing is ever reported lost as a ``terms`` token.
 """
@@ -28,7 +31,7 @@ LANGUAGES = {"en": "english", "es": "spanish", "fr": "french", "de": "german"}
 
 # Negation cues per language: a stop-words list holds them too, so they are looked up first.
 _NEGATION_CUES = {
-    "en": frozenset("not never no cannot without nor none neither nobody nothing".split()),
+    "en": frozenset("not never no cannot without nor none neither nobody nothing false rather instead".split()),
     "es": frozenset("no nunca sin ni jamás ningún ninguna ninguno nadie nada".split()),
     "fr": frozenset("ne pas jamais sans aucun aucune ni personne rien".split()),
     "de": frozenset("nicht nie niemals kein keine keinen keinem keiner keines ohne weder".split()),
@@ -43,7 +46,7 @@ _CONDITION_CUES = {
 _CONTRACTED_NOT = re.compile(r"n[’']t$")
 _WORD = re.compile(r"[^\W\d_][^\W_]*(?:['’-][^\W_]+)*")  # snake_case keys are words apart
 # A clause ends at these; a full stop only before a space or the end (``7.2(b)`` is one word).
-_CLAUSE_END = re.compile(r"[;:!?\n]|\.(?=\s|$)")
+_CLAUSE_END = re.compile(r"[;!?\n]|:(?![\"'\s]*(?:false|none|null|no)\b)|\.(?=\s|$)", re.IGNORECASE)
 # How far a negation or condition reaches: the words before it (its subject) and after it, in its clause.
 _CUE_BEFORE = 3
 _CUE_AFTER = 8
@@ -64,9 +67,11 @@ class Terms:
 
 @lru_cache(maxsize=4)
 def _stop_words(lang: str) -> frozenset[str]:
-    from stop_words import get_stop_words
+    # spaCy's lists (a few hundred words each; the scrubber has loaded spaCy already): the
+    # stop-words package's English list also holds content words ("sent", "affected").
+    from importlib import import_module
 
-    return frozenset(get_stop_words(lang))
+    return frozenset(import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS)
 
 
 @lru_cache(maxsize=4)
@@ -94,7 +99,7 @@ def _stop_word_langs() -> dict[str, frozenset[str]]:
 def detect_language(words: list[str]) -> str:
     """The language of lower-cased ``words``: the one whose stop words they use most, a word shared
     by several languages counting for each by a share; on a tie the language with the shorter
-    list (English's lists many foreign words: real English text always has some of its own)."""
+    list (English's)."""
     langs = _stop_word_langs()
     score = dict.fromkeys(LANGUAGES, 0.0)
     for word in words:
@@ -102,6 +107,24 @@ def detect_language(words: list[str]) -> str:
             score[lang] += 1 / len(langs[word])
     best = max(score, key=lambda lang: (score[lang], -len(_stop_words(lang))))
     return best if score[best] > 0 else "en"
+
+
+@lru_cache(maxsize=1)
+def _english_words() -> frozenset[str]:
+    from english_words import get_english_words_set
+
+    return frozenset(get_english_words_set(["web2"], lower=True))
+
+
+_NEGATING_PREFIX = re.compile(r"(?:un|non-?)(?=[a-z]{4})")
+
+
+def negated_word(word: str, lang: str) -> str | None:
+    """The word an English ``un-``/``non-`` word negates (``unsent`` -> ``sent``), or ``None``."""
+    if lang != "en" or (m := _NEGATING_PREFIX.match(word)) is None:
+        return None
+    rest = word[m.end() :]
+    return rest if rest in _english_words() and word not in _stop_words(lang) else None
 
 
 def is_negation(word: str, lang: str) -> bool:
@@ -137,6 +160,11 @@ def find_terms(text: str) -> Terms:
     counts = {"negated": 0, "conditioned": 0}
     for clause in clauses:
         words.update(stem_hashes(clause, lang))
+        for word in clause:
+            if (base := negated_word(word, lang)) is not None:  # "the unaffected lot" = "not affected"
+                counts["negated"] += 1
+                words.update(stem_hashes([base], lang))
+                marked["negated"].update(stem_hashes([base], lang))
         for i, word in enumerate(clause):
             kind = "negated" if is_negation(word, lang) else "conditioned" if is_condition(word, lang) else None
             if kind:

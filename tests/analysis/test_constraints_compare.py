@@ -24,6 +24,15 @@ def test_a_reworded_prohibition_is_carried():
     assert lost_classes(up, down) == []
 
 
+def test_a_negation_written_as_false_or_with_un_is_carried():
+    """A JSON ``false`` and an ``un-`` word negate like ``not``: the prohibition is carried."""
+    assert lost_classes("Opened cartridges are not returnable.", '{"opened_cartridges_returnable": false}') == []
+    assert lost_classes("Leave the reminders not sent until Monday.", "The reminders stay unsent until Monday.") == []
+    assert lost_classes("Leave the reminders not sent until Monday.", "The reminders are sent until Monday.") == [
+        "negation:not sent"
+    ]
+
+
 def test_a_dropped_not_is_a_lost_negation():
     """The same words without their negation lose the prohibition."""
     up = "Operators must not restart the primary database during business hours."
