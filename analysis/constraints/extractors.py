@@ -105,9 +105,9 @@ def _date_value(year: int | None, month: int, day: int | None) -> str | None:
 
 
 def _date_emit(m: re.Match[str], reading: Reading, year: str | None, month: int, day: str | None) -> list[Found]:
-    """A date; one written without its year is in the year the text is about (:class:`Reading`)."""
-    full_year = int(year) if year else reading.year if day else None
-    value = _date_value(full_year, month, int(day) if day else None)
+    """A date; one written without its year stays without it (``--03-18``), and the comparison
+    takes it for the same day of any year (:func:`~handoff.analysis.constraints.values.atom_carried`)."""
+    value = _date_value(int(year) if year else None, month, int(day) if day else None)
     return [make_found("date", value, m.start(), m.end())] if value else []
 
 

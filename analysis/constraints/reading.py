@@ -1,17 +1,16 @@
 """How a text writes its numbers and dates: the conventions ambiguous spellings are read by.
 
 ``1.500`` is fifteen hundred in a German text and one and a half in an English one; ``01/04/2026``
-is the 1st of April in a French text and January 4th in an American one; ``March 18`` is in the
-year the text is about. :func:`read_text` looks at the unambiguous spellings of the whole text
-once (``612,5`` or ``1.850,00`` vote for a decimal comma, ``2,450.00`` or ``2.40`` for a decimal
-point; ``31/03/2026`` for day first, ``03/31/2026`` for month first; dotted dates are always day
-first) and returns a :class:`Reading` that every extractor then applies to the ambiguous ones.
+is the 1st of April in a French text and January 4th in an American one. :func:`read_text` looks
+at the unambiguous spellings of the whole text once (``612,5`` or ``1.850,00`` vote for a decimal
+comma, ``2,450.00`` or ``2.40`` for a decimal point; ``31/03/2026`` for day first, ``03/31/2026``
+for month first, then the order of named dates, then euro or pound amounts) and returns a
+:class:`Reading` that every extractor then applies to the ambiguous ones.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 
@@ -24,12 +23,11 @@ class Reading:
 
     decimal_comma: bool = False
     day_first: bool = False
-    year: int | None = None
 
     @property
     def key(self) -> str:
         """A short string naming this reading, unique per reading (the piece cache keys on it)."""
-        return f"{'c' if self.decimal_comma else 'p'}{'d' if self.day_first else 'm'}{self.year or ''}\x00"
+        return f"{'c' if self.decimal_comma else 'p'}{'d' if self.day_first else 'm'}\x00"
 
 
 ENGLISH = Reading()
@@ -40,7 +38,6 @@ _COMMA_VOTES = re.compile(r"(?<![\w.,/:-])(?:\d{1,3}(?:[. \u00a0\u202f]\d{3})+,\
 _POINT_VOTES = re.compile(r"\d(?<![\w.,/:-]\d)(?:\d{0,2}(?:,\d{3})+\.\d+|\d*\.\d{1,2})(?![\d.,]|-\d)")
 _SLASH_DATE = re.compile(r"(\d(?<![\w/.]\d)\d?)/(\d{1,2})/(?:\d{4}|\d{2})(?![\w/])")
 _DOTTED_DATE = re.compile(r"\d(?<![\w.]\d)\d?\.\d{1,2}\.\d{4}(?![\w.])")
-_YEAR = re.compile(r"[12](?<![\w,-][12])(?<=1)9\d\d(?!\d|[.,]\d)|[12](?<![\w,-][12])(?<=2)0\d\d(?!\d|[.,]\d)")
 # Signs of a text written outside the US, where an undecided slashed date is read day first.
 # Signs of a text written outside the US, where an undecided slashed date is read day first.
 _DAY_FIRST_HINTS = ("€", "£", "EUR", "GBP")
@@ -70,13 +67,11 @@ def _day_first(text: str, slashed: list[tuple[str, str]], decimal_comma: bool) -
 
 
 def read_text(text: str) -> Reading:
-    """The :class:`Reading` of ``text``: its decimal mark, its date order and its year."""
+    """The :class:`Reading` of ``text``: its decimal mark and its date order."""
     if not text:
         return ENGLISH
     comma_votes = len(_COMMA_VOTES.findall(text))
     decimal_comma = bool(comma_votes) and comma_votes > len(_POINT_VOTES.findall(text))
     slashed = _SLASH_DATE.findall(text)  # without a slashed date the date order decides nothing
     day_first = bool(slashed) and _day_first(text, slashed, decimal_comma)
-    years = Counter(_YEAR.findall(text))
-    year = int(years.most_common(1)[0][0]) if years else None
-    return Reading(decimal_comma, day_first, year)
+    return Reading(decimal_comma, day_first)
