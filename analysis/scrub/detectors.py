@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from handoff.analysis.scrub.addresses import addresses, street_postcode_towns
+from handoff.analysis.scrub.aliases import email_named, handles, script_glosses
 from handoff.analysis.scrub.credentials import credential_values
 from handoff.analysis.scrub.fields import (
     dates_of_birth,
@@ -23,14 +24,7 @@ from handoff.analysis.scrub.fields import (
 from handoff.analysis.scrub.findings import Finding
 from handoff.analysis.scrub.identifiers import card_numbers, national_id_formats
 from handoff.analysis.scrub.keyed import keyed_tokens
-from handoff.analysis.scrub.people import (
-    cued_names,
-    email_named,
-    gazetteer_names,
-    name_runs,
-    preposition_names,
-    script_glosses,
-)
+from handoff.analysis.scrub.people import cued_names, gazetteer_names, name_runs, preposition_names
 from handoff.analysis.scrub.tokens import secret_tokens, wallet_addresses
 from handoff.analysis.scrub.windows import aligned_lower
 
@@ -67,6 +61,8 @@ def local_findings(text: str, entities: frozenset[str]) -> list[Finding]:
         found += script_glosses(text)
         found += email_named(text, runs)
         found += preposition_names(text, runs)
+    if "PERSON" in entities and ("=" in text or ":" in text or "(" in text or "by " in text):
+        found += handles(text)
     return found
 
 

@@ -16,7 +16,9 @@ import re
 import unicodedata
 from typing import NamedTuple
 
-_ATTRIBUTE = re.compile(r"(first|last)_(?:romanized_)?names(?:_female|_male|_nonbinary)?")
+# Every name list a provider holds: first_names_female, last_names_islamic, male_last_names (Polish),
+# unisex_last_names, first_names_rus, last_name_pairs, …
+_ATTRIBUTE = re.compile(r"(?:[a-z]+_)*?(first|last)_(?:[a-z]+_)*?names?(?:_[a-z]+)*")
 _PIECE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 
 

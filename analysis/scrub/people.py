@@ -107,6 +107,10 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        "sign-off-inline",
+        re.compile(rf"(?:{_SIGN_OFF})[ \t]*,[ \t]*{_NAME}[ \t]*[.!]?[ \t]*$", re.MULTILINE),
+    ),
+    (
         "dash-signature",
         re.compile(rf"(?<=[.!?)])[ \t]+[-–—]{{1,2}}[ \t]*{_NAME}[ \t]*$", re.MULTILINE),
     ),
@@ -163,6 +167,7 @@ _CUE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "done-by": (" by",),
     "name-suffix": ("-san", "-sama", "-kun", "-chan", "-sensei", "-senpai", "-ssi", "-nim"),
     "display-name": ("<",),
+    "sign-off-inline": tuple(w.split()[0] for w in re.sub(r"\(\?i:|\)", "", _SIGN_OFF).split("|")),
     "dash-signature": (" -", " –", " —", "\t-", "\t–", "\t—"),
 }
 _SIGN_OFF_PHRASES = tuple(re.sub(r"\(\?i:|\)", "", _SIGN_OFF).split("|"))
@@ -190,26 +195,7 @@ _MULTI_WORD_CUES = frozenset(
 
 # A name in Han, kana or Hangul: one or two runs of one to four characters ("田中 博", "박지훈").
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
-_CJK_NAME = re.compile(rf"[{_CJK}]{{1,4}}(?:[ \u3000][{_CJK}]{{1,4}})?(?![{_CJK}])")
-_HAS_CJK = re.compile(rf"[{_CJK}]")
-# The same person in two scripts: "TANAKA Hiroshi (田中 博)", "박지훈 (Park Ji-hoon)".
-_GLOSSES = (
-    re.compile(rf"(?P<name>{NAME_SEQ})[ \t]*[(（](?P<gloss>{_CJK_NAME.pattern})[)）]"),
-    re.compile(rf"(?<![{_CJK}])(?P<gloss>{_CJK_NAME.pattern})[ \t]*[(（](?P<name>{NAME_SEQ})[)）]"),
-)
-
-
-def script_glosses(text: str) -> Iterator[Finding]:
-    """A romanized full name glossed in Han, kana or Hangul (or the reverse): both spellings are the person."""
-    if _HAS_CJK.search(text) is None:
-        return
-    for pattern in _GLOSSES:
-        for match in pattern.finditer(text):
-            name = match.group("name")
-            if len(_WORD.findall(name)) >= 2 and _acceptable(name, True) and not _brand_at(text, *match.span("name")):
-                for group in ("name", "gloss"):
-                    start, end = match.span(group)
-                    yield Finding("PERSON", start, end, 0.85, "NameGloss", text[start:end])
+CJK_NAME = re.compile(rf"[{_CJK}]{{1,4}}(?:[ \u3000][{_CJK}]{{1,4}})?(?![{_CJK}])")
 
 
 def name_span(value: str, *, strong: bool) -> tuple[int, int] | None:
@@ -223,7 +209,7 @@ def name_span(value: str, *, strong: bool) -> tuple[int, int] | None:
     offset = prefix.end() if prefix else offset
     match = NAME_SEQ_RE.match(value, offset)
     if match is None and strong:
-        cjk = _CJK_NAME.match(value, offset)
+        cjk = CJK_NAME.match(value, offset)
         if cjk is not None:
             return cjk.span()
     if match is None:
@@ -300,44 +286,6 @@ def _cue_findings(text: str, cue: str, matches: Iterable[re.Match[str]]) -> Iter
             yield Finding("PERSON", start, end, 0.85, f"NameCue:{cue}", text[start:end])
 
 
-_EMAIL_LOCAL = re.compile(r"(?<![\w.+\-])([A-Za-z0-9][\w.+\-]{0,63})@[\w\-]+\.[\w.\-]+")
-_LOCAL_SPLIT = re.compile(r"[._+\-\d]+")
-
-
-def email_named(text: str, runs: list[re.Match[str]]) -> Iterator[Finding]:
-    """Capitalized phrases whose surname and first name (or its initial) make up an e-mail address's local
-    part in the same text: "Abebe Girma Tesfaye" beside ``abebe.tesfaye@…``, "João Pedro Nogueira" beside
-    ``jp.nogueira@…``."""
-    if "@" not in text:
-        return
-    locals_ = [fold(m.group(1)) for m in _EMAIL_LOCAL.finditer(text)]
-    if not locals_:
-        return
-    for match in runs:
-        words = [fold(w.rstrip(".")) for w in _WORD.findall(match.group())]
-        core = [w for w in words if w not in PARTICLES and w not in HONORIFIC_WORDS]
-        if not 2 <= len(core) <= 5 or any(w in BUSINESS_WORDS for w in core):
-            continue
-        if any(_local_names(local, core) for local in locals_):
-            start, end = _trim(text, match.start(), match.end())
-            if not _brand_at(text, start, end) and not is_place(text[start:end]):
-                yield Finding("PERSON", start, end, 0.85, "NameEmail", text[start:end])
-
-
-def _local_names(local: str, core: list[str]) -> bool:
-    """Whether an e-mail local part spells a surname of ``core`` with its first name or first initial."""
-    parts = [p for p in _LOCAL_SPLIT.split(local) if p]
-    joined = "".join(parts)
-    first = core[0].replace("-", "")
-    for surname in (w.replace("-", "") for w in core[1:]):
-        if len(surname) < 3 or surname not in joined:
-            continue
-        rest = joined.replace(surname, " ", 1).strip()
-        if rest and (first.startswith(rest) or rest.startswith(first) or rest[0] == first[0] and len(rest) <= 3):
-            return True
-    return False
-
-
 _PREPOSITION_BEFORE = re.compile(rf"(?<![\w-]){_PREPOSITION}[ \t]*:?[ \t]+$")
 
 
@@ -357,8 +305,15 @@ def name_runs(text: str) -> list[re.Match[str]]:
     return [
         m
         for m in NAME_SEQ_RE.finditer(text)
-        if not m.start() or not (text[m.start() - 1].isalnum() or text[m.start() - 1] in NAME_BOUNDARY)
+        if not m.start()
+        or not (text[m.start() - 1].isalnum() or text[m.start() - 1] in NAME_BOUNDARY)
+        or _chat_mention(text, m.start())
     ]
+
+
+def _chat_mention(text: str, start: int) -> bool:
+    """``@Otieno`` at a word start is a chat mention of a person, not part of an e-mail address."""
+    return text[start - 1] == "@" and (start == 1 or text[start - 2] in " \t\n([")
 
 
 def gazetteer_names(text: str, runs: list[re.Match[str]]) -> Iterator[Finding]:
@@ -591,3 +546,10 @@ def _brand_at(text: str, start: int, end: int) -> bool:
     """An eponymous brand or a firm name ("Johnson & Johnson", "Ben & Jerry's") around ``start:end``."""
     around = text[max(0, start - 3) : end + 3]
     return "&" in around or any(brand in fold(text[start:end]) for brand in EPONYMOUS_BRANDS)
+
+
+# Shared with :mod:`~handoff.analysis.scrub.aliases` (other spellings of a found name).
+WORD = _WORD
+acceptable = _acceptable
+brand_at = _brand_at
+trim = _trim

@@ -124,3 +124,23 @@ def test_an_assistant_speaking_in_a_transcript_is_not_a_person(scrubber):
     text = "User: summarize Q3\nClaude: Revenue grew 12%.\nGemini: agreed.\nAmara Nwachukwu: thanks both"
     out = scrubber.scrub_text(text)
     assert "\nClaude: Revenue grew 12%.\nGemini: agreed.\n" in out and "Amara Nwachukwu" not in out
+
+
+def test_user_names_built_from_a_persons_name_are_removed(scrubber):
+    """ "username=kdabrowski", a shell prompt "anand@host:~$", "TODO(wojcik)" and "by t.nakamura" name people."""
+    text = (
+        "[vpn]\nusername=kdabrowski\n"
+        "anand@build-07:~$ make release\n"
+        "# TODO(wojcik): drop the retry\n"
+        "approved by t.nakamura at 10:02\n"
+        "user=admin owner=root TODO(later) by default"
+    )
+    out = scrubber.scrub_text(text)
+    assert _left(scrubber, text, ("kdabrowski", "anand@", "TODO(wojcik)", "t.nakamura")) == []
+    assert out.endswith("user=admin owner=root TODO(later) by default")
+
+
+def test_a_sign_off_on_the_same_line_and_a_chat_mention_are_people(scrubber):
+    """ "Pozdrawiam, Radoslaw" ends a message on its line; "@Radoslaw" later mentions the same person."""
+    text = "Looks fine to me. Pozdrawiam, Radoslaw\n[10:02] bot: @Radoslaw the build is green"
+    assert _left(scrubber, text, ("Radoslaw",)) == []

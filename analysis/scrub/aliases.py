@@ -1,0 +1,109 @@
+"""Other spellings of a person's name: a gloss in another script, an e-mail local part, a user handle.
+
+- :func:`script_glosses`: "TANAKA Hiroshi (田中 博)", "박지훈 (Park Ji-hoon)": both spellings;
+- :func:`email_named`: "Abebe Girma Tesfaye" beside ``abebe.tesfaye@…``;
+- :func:`handles`: lower-case user names built from a name (``username=mzielinski``, ``ravi@host:~$``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from handoff.analysis.scrub.findings import Finding
+from handoff.analysis.scrub.gazetteer import Gazetteer, fold, gazetteer, is_place
+from handoff.analysis.scrub.people import CJK_NAME, WORD, acceptable, brand_at, gaz_name, trim
+from handoff.analysis.scrub.vocabulary import BUSINESS_WORDS, HONORIFIC_WORDS, NAME_SEQ, PARTICLES
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+_HAS_CJK = re.compile(rf"[{_CJK}]")
+# The same person in two scripts: "TANAKA Hiroshi (田中 博)", "박지훈 (Park Ji-hoon)".
+_GLOSSES = (
+    re.compile(rf"(?P<name>{NAME_SEQ})[ \t]*[(（](?P<gloss>{CJK_NAME.pattern})[)）]"),
+    re.compile(rf"(?<![{_CJK}])(?P<gloss>{CJK_NAME.pattern})[ \t]*[(（](?P<name>{NAME_SEQ})[)）]"),
+)
+
+
+def script_glosses(text: str) -> Iterator[Finding]:
+    """A romanized full name glossed in Han, kana or Hangul (or the reverse): both spellings are the person."""
+    if _HAS_CJK.search(text) is None:
+        return
+    for pattern in _GLOSSES:
+        for match in pattern.finditer(text):
+            name = match.group("name")
+            if len(WORD.findall(name)) >= 2 and acceptable(name, True) and not brand_at(text, *match.span("name")):
+                for group in ("name", "gloss"):
+                    start, end = match.span(group)
+                    yield Finding("PERSON", start, end, 0.85, "NameGloss", text[start:end])
+
+
+_EMAIL_LOCAL = re.compile(r"(?<![\w.+\-])([A-Za-z0-9][\w.+\-]{0,63})@[\w\-]+\.[\w.\-]+")
+_LOCAL_SPLIT = re.compile(r"[._+\-\d]+")
+
+
+def email_named(text: str, runs: list[re.Match[str]]) -> Iterator[Finding]:
+    """Capitalized phrases whose surname and first name (or its initial) make up an e-mail address's local
+    part in the same text: "Abebe Girma Tesfaye" beside ``abebe.tesfaye@…``, "João Pedro Nogueira" beside
+    ``jp.nogueira@…``."""
+    if "@" not in text:
+        return
+    locals_ = [fold(m.group(1)) for m in _EMAIL_LOCAL.finditer(text)]
+    if not locals_:
+        return
+    for match in runs:
+        words = [fold(w.rstrip(".")) for w in WORD.findall(match.group())]
+        core = [w for w in words if w not in PARTICLES and w not in HONORIFIC_WORDS]
+        if not 2 <= len(core) <= 5 or any(w in BUSINESS_WORDS for w in core):
+            continue
+        if any(_local_names(local, core) for local in locals_):
+            start, end = trim(text, match.start(), match.end())
+            if not brand_at(text, start, end) and not is_place(text[start:end]):
+                yield Finding("PERSON", start, end, 0.85, "NameEmail", text[start:end])
+
+
+def _local_names(local: str, core: list[str]) -> bool:
+    """Whether an e-mail local part spells a surname of ``core`` with its first name or first initial."""
+    parts = [p for p in _LOCAL_SPLIT.split(local) if p]
+    joined = "".join(parts)
+    first = core[0].replace("-", "")
+    for surname in (w.replace("-", "") for w in core[1:]):
+        if len(surname) < 3 or surname not in joined:
+            continue
+        rest = joined.replace(surname, " ", 1).strip()
+        if rest and (first.startswith(rest) or rest.startswith(first) or rest[0] == first[0] and len(rest) <= 3):
+            return True
+    return False
+
+
+# Lower-case handles that name a person: a user field, a shell prompt, a TODO owner, "sign-off by j.doe".
+_HANDLES = re.compile(
+    r"(?:(?<![\w-])(?:user|username|user_name|login|uid|owner|author|assignee)[\"']?[ \t]*[:=][ \t]*[\"']?"
+    r"|^[ \t]*|(?<![\w-])(?:TODO|FIXME|XXX)\(|(?<![\w-])by[ \t]+)"
+    r"(?P<handle>[a-z][a-z0-9]*(?:[._\-][a-z0-9]+){0,2})"
+    r"(?=[\"')]|@[\w.\-]+:[~/]|[ \t]|$)",
+    re.MULTILINE,
+)
+_HANDLE_SPLIT = re.compile(r"[._\-\d]+")
+
+
+def handles(text: str) -> Iterator[Finding]:
+    """Lower-case user names built from a person's name ("mzielinski", "j.mbeki-ross", "ravi@host:~$")."""
+    gaz = gazetteer()
+    for match in _HANDLES.finditer(text):
+        handle = match.group("handle")
+        if match.group().lstrip(" \t") == handle and not text.startswith("@", match.end()):
+            continue  # a bare word opening a line is a handle only in a shell prompt
+        if _handle_names(gaz, handle):
+            yield Finding("PERSON", match.start("handle"), match.end("handle"), 0.8, "NameHandle", handle)
+
+
+def _handle_names(gaz: Gazetteer, handle: str) -> bool:
+    """Whether the parts of ``handle`` (an initial allowed before a surname: "mzielinski") are a name."""
+    parts = [p for p in _HANDLE_SPLIT.split(handle) if p]
+    if not parts or any(gaz.is_common(p) and not gaz_name(gaz, p) for p in parts if len(p) > 2):
+        return False
+    named = [p for p in parts if len(p) >= 3 and gaz_name(gaz, p) and p not in gaz.ambiguous]
+    if named:
+        return True
+    word = parts[0]
+    return len(parts) == 1 and len(word) >= 5 and word[1:] in gaz.surnames and word[1:] not in gaz.ambiguous
