@@ -22,6 +22,13 @@ _CHAT_STAMP = re.compile(r"\[[^\]\n]{0,24}\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.
 _PERSONAL_PSEUDONYM = re.compile(r"<(?:PERSON|ADDRESS|LOCATION|PHONE_NUMBER|NRP|ORGANIZATION|DATE_TIME):[0-9a-f]{6}>")
 # A header's e-mail date with its time ("Date: Fri, 20 Mar 2026 16:47 +0000"), also when a
 # scrubber took the key "Date" for a name ("<PERSON:ae2be1>: Fri, 20 Mar 2026 16:47 +0000").
+# An e-mail header's sender, recipients and subject lines: where a message sits, not what it says.
+_ADDRESS_LINE = re.compile(
+    r"[FTCBRSVAEDOP](?:rom|o|c|cc|eply-To|ubject|on|n|etreff|\x20?|e|bjet|ara|sunto)[ \t]?:[^\n]*"
+)
+_ADDRESS_KEYS = frozenset(
+    ("From", "To", "Cc", "Bcc", "Reply-To", "Subject", "Von", "An", "Betreff", "De", "Objet", "Para", "Asunto")
+)
 _MAIL_DATE = re.compile(
     r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,?[ \t]+\d{1,2}[ \t]+[A-Z][a-z]{2,8}\.?[ \t]+\d{4}[ ,]+(?:at[ \t]+)?\d{1,2}:\d{2}"
 )
@@ -57,7 +64,8 @@ _CLAUSE_START = re.compile(r"[;(\[\n|]|[.,:](?!\d)")
 def layout_spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` of every part of ``text`` that is layout: chat stamps, quoted header dates, page stamps.
 
-    A chat stamp opens its line (``[14:02] @maya (IC): …``), an e-mail header's date line
+    A chat stamp opens its line (``[14:02] @maya (IC): …``), so do an e-mail header's sender,
+    recipient and subject lines (``From: …``, ``Subject: RE: INV-2026-00417``); its date line
     carries a clock time (``Date: Thu, 12 Mar 2026 10:42 +0100``, ``Sent: …``, ``Gesendet: …``;
     a form's ``Date: 2026-04-15`` is a fact), an attribution line ends in "wrote:" (``On …,
     Jonas Weber <…> wrote:``, ``Am … schrieb …:``), a page stamp is ``page 3 of 7``.
@@ -74,6 +82,11 @@ def layout_spans(text: str) -> list[tuple[int, int]]:
                 spans.append((line_start, m.end()))
     if "<" in text:
         spans += [m.span() for m in _PERSONAL_PSEUDONYM.finditer(text)]
+    if "@" in text or "Subject" in text or "Betreff" in text or "Objet" in text or "Asunto" in text:
+        for m in _ADDRESS_LINE.finditer(text):
+            key = m.group().split(":", 1)[0].strip()
+            if key in _ADDRESS_KEYS and _opens_line(text, m.start()):
+                spans.append(m.span())
     for m in _MAIL_DATE.finditer(text):
         line_start = text.rfind("\n", 0, m.start()) + 1
         if _HEADER_KEY.fullmatch(text, line_start, m.start()):

@@ -240,3 +240,10 @@ def test_a_rewrite_may_name_the_zone_of_a_time_but_not_drop_it():
         compare_constraints(stored_tokens("backup window 03:00-03:30"), stored_tokens("backup 03:00-03:30 UTC")) == []
     )
     assert [f.token for f in compare_constraints(stored_tokens("by 17:00 CET"), stored_tokens("by 17:00"))] != []
+
+
+def test_e_mail_senders_recipients_and_subjects_are_layout():
+    """From, To, Cc and Subject lines of an e-mail give no tokens; the same values in the body do."""
+    mail = "From: Ana <ana@example.org>\nTo: <EMAIL_ADDRESS:1a2b3c>\nSubject: RE: PO-7731 short\n\nShip PO-7731 on 2026-05-04."
+    assert _atoms(mail) == ["date:2026-05-04", "id:PO-7731"]
+    assert _atoms("To do: 3 items") == ["unit:3 items"]
