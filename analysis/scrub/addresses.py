@@ -112,7 +112,7 @@ _STREETS = tuple(
         rf"{_NUMBER_START},?[ \t]+(?:[NSEW]\.?[ \t]+)?(?:{U}[\w'’.\-]*[ \t]+){{0,4}}(?:{_TYPES})\.?(?![\w])",
         rf"(?<![\w])(?:{_PREFIXES_CI})\.?[ \t]+{_WORDS}{_NUMBER}(?![\w])",
         rf"{_NUMBER_START},?[ \t]+(?:{_PREFIXES})\.?[ \t]+(?:(?:de|del|la|da|do|dos|des|du|di|della)[ \t]+)?"
-        rf"{U}{_LOW}*(?:[ \t]+{U}{_LOW}*){{0,3}}",
+        rf"{U}{_LOW}+(?:[ \t]+{U}{_LOW}*){{0,3}}",  # a street name, not "533 via NBO" (an airport code)
         rf"{U}(?<![\w]{U})[\w'’\-]*(?:{_cased(_SUFFIXES)})[ \t]+{_NUMBER}(?![\w])",
         rf"{U}(?<![\w]{U})[\w'’\-]*[ \t]+(?:{U}[\w'’\-]*[ \t]+){{0,2}}(?:{_TYPES})\.?[ \t]+(?:No\.?:?[ \t]*)?\d{{1,5}}[A-Za-z]?(?![\w])",
         r"\d(?<![\w\-.]\d)\d?-\d{1,2}-\d{1,3}[ \t]+" + U,

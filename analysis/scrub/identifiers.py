@@ -104,11 +104,18 @@ def card_grouped(value: str) -> bool:
     return value.isdigit() or _CARD_GROUPS.fullmatch(value) is not None
 
 
+BARCODE_BEFORE = re.compile(
+    r"(?i)\b(?:ean|ean13|gtin|gtin13|upc|barcode|isbn|imei)[\"']?[ \t]*[:=#]?[ \t]*[\"']?[ \t]*$"
+)
+
+
 def card_numbers(text: str) -> Iterator[Finding]:
     """Card numbers grouped as cards are printed (spaces, dashes, none) that pass the Luhn check."""
     for match in _CARD.finditer(text):
         if match.start() and (text[match.start() - 1].isalnum() or text[match.start() - 1] in "_-.+/"):
             continue
+        if BARCODE_BEFORE.search(text, max(0, match.start() - 24), match.start()):
+            continue  # "ean": "4006381333931" is a barcode even where it passes Luhn
         if card_grouped(match.group()) and is_card_number(match.group()):
             yield Finding(
                 "CREDIT_CARD",

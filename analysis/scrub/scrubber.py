@@ -38,7 +38,7 @@ from handoff.analysis.scrub.findings import (
     to_finding,
     without_overlaps,
 )
-from handoff.analysis.scrub.identifiers import is_card_number
+from handoff.analysis.scrub.identifiers import BARCODE_BEFORE, is_card_number
 from handoff.analysis.scrub.labels import label_of
 from handoff.analysis.scrub.lines import EMPTY, LineScan, context_findings, line_starts, scan_lines
 from handoff.analysis.scrub.patterns import ID_LABEL_BEFORE, NER_ENTITIES, PII_ENTITIES, TEXT_ENTITIES, phone_shaped
@@ -81,6 +81,8 @@ _KEEP_PATTERNS = re.compile(
     | [A-Z]{2,6}(?:-\d{2,})+                            # invoice and order numbers INV-88214, PO-2026-0441
     | [0-9a-f]{32,}|[0-9A-F]{32,}                       # hex digests
     | run_[0-9A-HJKMNP-TV-Z]{26}                        # run ids
+    | \d{1,3}(?:\.\d{1,3}){3}/(?:[0-9]|[12]\d|30)        # IPv4 network ranges 10.40.0.0/16, not one host
+    | [0-9a-fA-F:]*::?[0-9a-fA-F:]*/(?:\d|[1-9]\d|1[01]\d|12[0-6])  # IPv6 prefixes 2001:db8::/32
     """,
     re.VERBOSE,
 )
@@ -379,7 +381,10 @@ _NANP = re.compile(r"\d{3}[\-. ]\d{3}[\-. ]\d{4}")  # "212.280.2695" is a phone 
 
 
 def _labelled_business_id(segment: str, finding: Finding) -> bool:
-    """A phone-shaped number right after a business-id label ("AWB 4471902836", "claim 26-0412-884107")."""
+    """A phone-shaped number right after a business-id label ("AWB 4471902836", "claim 26-0412-884107"),
+    or a Luhn-valid number right after a barcode label ("ean": "4006381333931")."""
+    if finding.entity == "CREDIT_CARD":
+        return BARCODE_BEFORE.search(segment, max(0, finding.start - 24), finding.start) is not None
     if finding.entity != "PHONE_NUMBER" or finding.text.startswith(("+", "(")) or _NANP.fullmatch(finding.text):
         return False
     return ID_LABEL_BEFORE.search(segment, max(0, finding.start - 40), finding.start) is not None

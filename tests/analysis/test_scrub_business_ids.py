@@ -46,3 +46,16 @@ def test_single_letter_prefixed_words_are_not_surnames(scrubber):
     """ "S-Bahn" and "E-Class" after a name-like word are names of things, not a person's surname."""
     text = "Meet at Hackescher Markt S-Bahn, then take the Mercedes E-Class to Tegel."
     assert scrubber.scrub_text(text) == text
+
+
+def test_network_ranges_barcodes_and_airport_codes_survive(scrubber):
+    """A CIDR range, a Luhn-valid EAN after its label and "533 via LHR" stay; a host IP and a card still go."""
+    text = (
+        "allow 172.16.0.0/12 and fd00::/8; host 172.16.4.9 blocked\n"
+        '{"ean": "4006381333931", "card": "4222222222222"}\n'
+        "Flight BA 533 via LHR USD 986"
+    )
+    out = scrubber.scrub_text(text)
+    assert "172.16.0.0/12" in out and "fd00::/8" in out and "172.16.4.9" not in out
+    assert '"ean": "4006381333931"' in out and "4222222222222" not in out
+    assert out.endswith("Flight BA 533 via LHR USD 986")
