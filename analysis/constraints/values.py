@@ -84,6 +84,18 @@ def _units_by_symbol(downstream: frozenset[str]) -> dict[str, list[Decimal]]:
     return units
 
 
+_DOTTED_REF = re.compile(r"\d+(?:\.\d+)+")
+
+
+def _clause_carried(ref: str, downstream: frozenset[str]) -> bool:
+    """``clause 21.3`` is carried by ``article 21.3`` (the kinds are used interchangeably) and a
+    dotted ``18.4`` by the bare ``18.4`` of a rewrite whose subject is the clauses."""
+    bare = ref.removeprefix("art.")
+    if f"clause:{bare}" in downstream or f"clause:art.{bare}" in downstream:
+        return True
+    return _DOTTED_REF.fullmatch(bare) is not None and f"number:{bare}" in downstream
+
+
 def atom_carried(token: str, downstream: frozenset[str]) -> bool:
     """Whether ``downstream`` states the fact of the atomic ``token`` with less context than the token has.
 
@@ -93,6 +105,8 @@ def atom_carried(token: str, downstream: frozenset[str]) -> bool:
       table or JSON whose column or key names the currency, unit or per cent), a percentage also
       by a bare rate a hundredth of it; not when the same value is stated downstream in another
       unit or currency, which is a change;
+    - a clause is carried by the same reference as an article, and a dotted one (``18.4``) by the
+      bare number;
     - a clock time written without a zone is carried by the same clock with a zone (the rewrite
       named the zone the context gave: ``03:00`` -> ``03:00 UTC``); never the other way round, since
       dropping a stated zone is a change;
@@ -109,6 +123,8 @@ def atom_carried(token: str, downstream: frozenset[str]) -> bool:
         return clock[-1:].isdigit() and any(
             t.startswith(f"time:{clock}") and t[len(clock) + 5 :][:1] in _ZONE_STARTS for t in downstream
         )
+    if cls == "clause":
+        return _clause_carried(token[7:], downstream)
     if cls == "date":
         value = token[5:]
         return (

@@ -247,3 +247,11 @@ def test_e_mail_senders_recipients_and_subjects_are_layout():
     mail = "From: Ana <ana@example.org>\nTo: <EMAIL_ADDRESS:1a2b3c>\nSubject: RE: PO-7731 short\n\nShip PO-7731 on 2026-05-04."
     assert _atoms(mail) == ["date:2026-05-04", "id:PO-7731"]
     assert _atoms("To do: 3 items") == ["unit:3 items"]
+
+
+def test_clause_references_carried_by_article_or_bare_number():
+    """'clause 21.3' = 'Art. 21.3' = a bare '21.3' among the clauses; '7.2(b)' is not carried by '7.2'."""
+    assert atom_carried("clause:21.3", frozenset(["clause:art.21.3"]))
+    assert atom_carried("clause:18.4", frozenset(["number:18.4"]))
+    assert not atom_carried("clause:7.2(b)", frozenset(["number:7.2", "clause:7.2"]))
+    assert not atom_carried("clause:15", frozenset(["number:15"]))
