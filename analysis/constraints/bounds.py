@@ -47,6 +47,9 @@ _PREFIX_CUES = {
         "al menos",
         "como mínimo",
         "mínimo de",
+        "mínima de",
+        "minimale de",
+        "minimal",
         "no menos de",
         "au moins",
         "au minimum",
@@ -119,6 +122,8 @@ _PREFIX_CUES = {
         "limit:",
         "como máximo",
         "máximo de",
+        "máxima de",
+        "maximale de",
         "hasta un máximo de",
         "hasta",
         "no más de",
@@ -132,6 +137,7 @@ _PREFIX_CUES = {
         "jusqu'à",
         "jusqu’à",
         "dans un délai de",
+        "sous",
         "pas plus de",
         "höchstens",
         "maximal",
@@ -229,7 +235,8 @@ _POSTFIX_OPS = _operators(_POSTFIX_CUES)
 # A bound never crosses a line: the piece cache cuts texts at line breaks.
 _FILLER = r"(?:(?:of|the|a|an|de|del|la|las|el|los|le|les|à|au|am|um|zu)[ \t]+){0,2}"
 _PREFIX = re.compile(rf"(?<![\w<>=≥≤])({_alternation(_PREFIX_CUES)})[ \t]*{_FILLER}[~≈]?[ \t]*\Z")
-_POSTFIX = re.compile(rf"[ \t]*\(?({_alternation(_POSTFIX_CUES)})(?![\w])")
+# A postfix cue may follow the value's own noun ("12 doses or more", "133 µmol/L or more").
+_POSTFIX = re.compile(rf"(?:[ \t]+[^\s\d.,;:()|]{{1,14}}){{0,2}}?[ \t]*\(?({_alternation(_POSTFIX_CUES)})(?![\w])")
 _LOOK_BEHIND = 48
 
 

@@ -17,9 +17,12 @@ as on full ones, and ``python -m tests.analysis.eval_constraints --fast`` scores
   any order, stop words ignored) are among the downstream text's terms
   (:mod:`~handoff.analysis.constraints.meaning`) and, for a negation, one of them is negated
   there too: ``do not refund before the investigation closes`` is carried by ``refunds are
-  never issued before the investigation is closed``, not by ``refund before it closes``. Across
-  languages (a Spanish summary of an English contract) a negation is carried when the downstream
-  negates anything and a qualifier is not compared: stems of two languages do not meet.
+  never issued before the investigation is closed``, not by ``refund before it closes``; a
+  condition or exception (``unless``, ``only if``, ``except``, ``whichever``…) likewise needs one
+  near a condition word. Across languages (a Spanish summary of an English contract) stems do not
+  meet: a negation is carried while the downstream has as many negations as the upstream, a
+  condition while it has as many conditions, and other qualifiers and list items are not compared.
+- A list item is carried when at least half of its content words are among the downstream terms.
 
 Tokens written before version 2 have no terms: their phrases are carried only by an identical
 token, as version 1 compared them.

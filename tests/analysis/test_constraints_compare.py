@@ -101,6 +101,12 @@ def test_bounds_are_the_same_whatever_words_or_symbols_state_them():
     assert lost_classes(up, down) == []
 
 
+def test_a_postfix_bound_may_follow_the_values_noun():
+    """``12 doses or more`` and ``7 jours au maximum`` bound their value like ``at least 12 doses``."""
+    assert lost_classes("Give at least 12 doses.", "Give 12 doses or more.") == []
+    assert lost_classes("Reply within 7 days.", "Répondre en 7 jours au maximum.") == []
+
+
 def test_a_bound_with_another_direction_is_changed_and_a_dropped_one_lost():
     """``≥`` turned into ``>`` is reported changed with the new token; the bare value alone loses the bound."""
     up = "Each batch needs at least 40 samples."
