@@ -20,6 +20,7 @@ from handoff.analysis.scrub.windows import windowed
 
 _DOB_KEYWORDS = (
     "dob",
+    "b.",
     "d.o.b",
     "birth",
     "born",
@@ -255,7 +256,7 @@ _MONTHS = (
 )
 DATE = (
     rf"(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[-/.]\d{{1,2}}[-/.]\d{{2,4}}"
-    rf"|\d{{1,2}}(?:st|nd|rd|th)?\.?\s(?:de\s|of\s)?(?i:{_MONTHS})\.?,?\s(?:de\s)?\d{{4}}"
+    rf"|\d{{1,2}}(?:st|nd|rd|th|er|re|º|ª)?\.?\s(?:de\s|of\s)?(?i:{_MONTHS})\.?,?\s(?:de\s)?\d{{4}}"
     rf"|\d{{1,2}}-(?i:{_MONTHS})-\d{{2,4}}"
     rf"|(?i:{_MONTHS})\.?\s\d{{1,2}}(?:st|nd|rd|th)?,?\s\d{{4}}"
     rf"|\d{{4}}\s?年\s?\d{{1,2}}\s?月\s?\d{{1,2}}\s?日|\d{{4}}년\s?\d{{1,2}}월\s?\d{{1,2}}일"
@@ -264,7 +265,7 @@ DATE = (
     rf"|(?i:{_MONTHS})\.?,?\s\d{{4}})"
 )
 _DOB = re.compile(
-    r"(?i:\b(?:dob|d\.o\.b\.?|date[ _-]?of[ _-]?birth|birth[ _-]?date|birthday|born(?:[ _]on)?|geb\.|geboren|"
+    r"(?i:\b(?:dob|d\.o\.b\.?|(?<![\w.(])b\.(?=[ \t]*\d)|date[ _-]?of[ _-]?birth|birth[ _-]?date|birthday|born(?:[ _]on)?|geb\.|geboren|"
     r"geburtsdatum|geburtstag|fecha de nacimiento|fecha de nac\.?|f\. ?nac\.?|fecha nac\.?|data de nascimento|"
     r"nascid[oa] em|nasci em|nacid[oa] el|date de naissance|date de naiss\.?|née? le|data di nascita|nat[oa] il|"
     r"nat[oa] a [^\n\d]{1,30}? il|doğum tarihi|fødselsdato|födelsedatum|geboortedatum|geboren op|data urodzenia|"

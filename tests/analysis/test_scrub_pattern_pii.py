@@ -76,3 +76,11 @@ def test_numbers_after_call_ring_and_national_phone_words_are_phones(scrubber):
     for value in ("010-5512-9087", "601 234 567", "93 412 55 80"):
         assert value not in out
     assert out.startswith("Please call <PHONE_NUMBER:")
+
+
+def test_birth_dates_after_b_dot_and_with_french_ordinals_are_removed(scrubber):
+    """ "b. 1958-02-11" (born) and "née le 1er mai 1981" are dates of birth; "7.2(b). 2026-03-01" is not."""
+    text = "Signer b. 1958-02-11 (age 68); sa sœur, née le 1er mai 1981.\nPer 7.2(b). 2026-03-01 applies."
+    out = scrubber.scrub_text(text)
+    assert "1958-02-11" not in out and "1er mai 1981" not in out
+    assert out.endswith("Per 7.2(b). 2026-03-01 applies.")
