@@ -249,7 +249,12 @@ def _quantity(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     if m["unit"]:
         return _unit(m, text, reading)
     start, end = m.start(), m.end()
-    if text[end : end + 1].isalnum() or text[end : end + 1] == "_" or _is_list_marker(text, start, end):
+    multiple = text[end : end + 1] in ("x", "×") and not text[end + 1 : end + 2].isalnum()  # "4.25x EBITDA"
+    if (
+        (text[end : end + 1].isalnum() and not multiple)
+        or text[end : end + 1] == "_"
+        or _is_list_marker(text, start, end)
+    ):
         return []
     value = _number(m["num"], reading)
     return [make_found("number", value, start, end)] if value else []

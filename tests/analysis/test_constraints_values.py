@@ -255,3 +255,9 @@ def test_clause_references_carried_by_article_or_bare_number():
     assert atom_carried("clause:18.4", frozenset(["number:18.4"]))
     assert not atom_carried("clause:7.2(b)", frozenset(["number:7.2", "clause:7.2"]))
     assert not atom_carried("clause:15", frozenset(["number:15"]))
+
+
+def test_a_multiple_written_with_x_is_its_number():
+    """'4.25x EBITDA' states 4.25 as '4.25 times' does; '3x3' and '0x1f' are not multiples."""
+    assert compare_constraints(stored_tokens("net debt 1.1 times EBITDA"), stored_tokens("net debt 1.1x EBITDA")) == []
+    assert _atoms("a 3x3 grid, flag 0x1f") == []
