@@ -108,7 +108,7 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "sign-off-inline",
-        re.compile(rf"(?:{_SIGN_OFF})[ \t]*,[ \t]*{_NAME}[ \t]*[.!]?[ \t]*$", re.MULTILINE),
+        re.compile(rf",[ \t]*{_NAME}[ \t]*[.!]?[ \t]*$", re.MULTILINE),
     ),
     (
         "dash-signature",
@@ -143,10 +143,6 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     ("paren-speaker", re.compile(rf"(?<=[\w.][ \t])\({_NAME}\):[ \t]")),
     (
-        "done-by",
-        re.compile(rf"(?<![\w-]){_DONE_BY}(?:[ \t]+for[ \t]+[^,.\n]{{1,40}}?)?[ \t]+(?i:by)[ \t]*:?[ \t]+{_NAME}"),
-    ),
-    (
         "name-suffix",
         re.compile(rf"(?<![\w\-])(?P<name>{U}{LETTER}+)-(?:san|sama|kun|chan|sensei|senpai|ssi|nim)(?![\w\-])"),
     ),
@@ -164,10 +160,8 @@ _CUE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "intro": tuple(re.sub(r"\(\?i:|\)", "", _INTRO).split("|")),
     "here": (" here",),
     "paren-speaker": ("):",),
-    "done-by": (" by",),
     "name-suffix": ("-san", "-sama", "-kun", "-chan", "-sensei", "-senpai", "-ssi", "-nim"),
     "display-name": ("<",),
-    "sign-off-inline": tuple(w.split()[0] for w in re.sub(r"\(\?i:|\)", "", _SIGN_OFF).split("|")),
     "dash-signature": (" -", " –", " —", "\t-", "\t–", "\t—"),
 }
 _SIGN_OFF_PHRASES = tuple(re.sub(r"\(\?i:|\)", "", _SIGN_OFF).split("|"))
@@ -235,9 +229,16 @@ def cued_names(text: str, lower: str | None = None, *, sign_off: bool = True) ->
             matches = windowed(
                 pattern, text, lower, _CUE_KEYWORDS[cue], before=90, after=90, word_start=cue in _WORD_CUES
             )
+        elif cue == "sign-off-inline":
+            matches = (m for m in pattern.finditer(text) if _signs_off_before(lower, m.start()))
         else:
             matches = pattern.finditer(text) if ":" in text or "  " in text else iter(())
         yield from _cue_findings(text, cue, matches)
+
+
+def _signs_off_before(lower: str, comma: int) -> bool:
+    """Whether a sign-off phrase ends right before the comma at ``comma`` ("Pozdrawiam, Bartek")."""
+    return lower[max(0, comma - 40) : comma].rstrip(" \t").endswith(_SIGN_OFF_PHRASES)
 
 
 def _full_name_shaped(phrase: str) -> bool:
@@ -286,6 +287,7 @@ def _cue_findings(text: str, cue: str, matches: Iterable[re.Match[str]]) -> Iter
             yield Finding("PERSON", start, end, 0.85, f"NameCue:{cue}", text[start:end])
 
 
+_DONE_BY_BEFORE = re.compile(rf"(?<![\w-]){_DONE_BY}(?:[ \t]+for[ \t]+[^,.\n]{{1,40}}?)?[ \t]+(?i:by)[ \t]*:?[ \t]+$")
 _PREPOSITION_BEFORE = re.compile(rf"(?<![\w-]){_PREPOSITION}[ \t]*:?[ \t]+$")
 
 
@@ -295,9 +297,10 @@ def preposition_names(text: str, runs: list[re.Match[str]]) -> Iterator[Finding]
     for match in runs:
         if " " not in match.group() and "\t" not in match.group():
             continue
-        if _PREPOSITION_BEFORE.search(text, max(0, match.start() - 14), match.start()) is None:
-            continue
-        yield from _cue_findings(text, "preposition", (match,))
+        if _DONE_BY_BEFORE.search(text, max(0, match.start() - 64), match.start()) is not None:
+            yield from _cue_findings(text, "done-by", (match,))
+        elif _PREPOSITION_BEFORE.search(text, max(0, match.start() - 14), match.start()) is not None:
+            yield from _cue_findings(text, "preposition", (match,))
 
 
 def name_runs(text: str) -> list[re.Match[str]]:
