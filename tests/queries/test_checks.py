@@ -137,3 +137,12 @@ def test_checks_over_a_window_cover_every_run_in_it(population):
     failed = sorted({r.run_id for r in results if r.status == "fail"})
     assert failed == sorted(population.planted[-2:])
     assert len({r.run_id for r in results}) == len({r.run_id for r in results if r.check == "transform-constraints"})
+
+
+def test_a_check_says_which_token_version_it_compared(demo, population):
+    """Rows written by version 2 compare by meaning silently; version 1 rows (no terms) still check, and say so."""
+    current = [r for r in run_checks(connect(demo.store), run_id=demo.incident) if r.status == "fail"]
+    assert [r.detail for r in current] == ["lost 3, changed 0 of 12 constraints"]
+    old = [r for r in run_checks(connect(population.root), run_id=population.planted[-1]) if r.status == "fail"]
+    assert [(r.check, r.lost) for r in old] == [("transform-constraints", INCIDENT_LOSS)]
+    assert old[0].detail.endswith("(constraints version 1 tokens: phrases compared by identical token)")
