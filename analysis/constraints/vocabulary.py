@@ -73,15 +73,16 @@ def _month_pattern(names: dict[str, int]) -> str:
 
 MONTH = _month_pattern(MONTHS)
 # Number words text2num reads (English, German, French, Spanish); "one", "un", "uno" and "ein" are
-# articles as often as numbers and are not read alone.
+# articles as often as numbers and are not read alone, and "once" (Spanish 11) and "cent" (French
+# 100) are English words ("apply once per consignment", "per cent").
 NUMBER_WORDS = (
     "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand "
     "zwei drei vier fünf sechs sieben acht neun zehn elf zwölf zwanzig dreißig vierzig fünfzig sechzig "
     "siebzig achtzig neunzig hundert tausend "
     "deux trois quatre cinq huit neuf dix onze douze treize quatorze quinze seize vingt trente quarante "
-    "cinquante soixante cent mille "
-    "dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince veinte treinta "
+    "cinquante soixante mille "
+    "dos tres cuatro cinco seis siete ocho nueve diez doce trece catorce quince veinte treinta "
     "cuarenta cincuenta sesenta setenta ochenta noventa cien ciento mil"
 ).split()
 NUMBER_JOINERS = ("one", "ein", "eins", "und", "and", "et", "y", "un", "une", "uno", "una")
