@@ -28,6 +28,7 @@ from handoff.analysis.scrub.vocabulary import (
     ASSISTANT_NAMES,
     BUSINESS_WORDS,
     EPONYMOUS_BRANDS,
+    HEADER_FIELDS,
     HONORIFIC_WORDS,
     HONORIFICS,
     LETTER,
@@ -275,6 +276,8 @@ def _cue_findings(text: str, cue: str, matches: Iterable[re.Match[str]]) -> Iter
         start, end = _trim(text, match.start(group), match.end(group))
         if cue in ("speaker", "speaker-time", "paren-speaker") and fold(text[start:end]) in ASSISTANT_NAMES:
             continue  # "Claude: (draft) …" is the model speaking
+        if cue == "speaker" and fold(text[start:end]) in HEADER_FIELDS:
+            continue  # "Date: Tue, 3 Mar 2026" is a message header
         if cue in _MULTI_WORD_CUES and not _full_name_shaped(text[start:end]):
             continue
         if cue == "preposition" and (_thing_shaped(text, start, end) or is_place(text[start:end])):

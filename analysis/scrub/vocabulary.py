@@ -8,6 +8,7 @@ built from them.
 from __future__ import annotations
 
 import re
+from email.headerregistry import HeaderRegistry
 
 _UPPER_RANGES = ((0x41, 0x5B), (0xC0, 0x250), (0x370, 0x530), (0x1E00, 0x1F00))
 UPPER = "".join(chr(c) for low, high in _UPPER_RANGES for c in range(low, high) if chr(c).isupper())
@@ -544,6 +545,10 @@ EPONYMOUS_BRANDS |= frozenset(
     bristol myers|bristol-myers squibb|abbott laboratories|jones day|hogan lovells|
     """.split("|")
 ) - {""}
+
+# Message header fields ("Date: Tue, 3 Mar 2026", "Subject: …") are labels, never a speaker, whatever
+# a name list says ("Date" is also a Japanese surname): the standard library's e-mail header registry.
+HEADER_FIELDS = frozenset(HeaderRegistry().registry) | {"sent", "importance", "priority"}
 
 # Assistants and models that speak in transcripts under a person's given name ("Claude: …"): not people.
 ASSISTANT_NAMES = frozenset(

@@ -144,3 +144,11 @@ def test_a_sign_off_on_the_same_line_and_a_chat_mention_are_people(scrubber):
     """ "Pozdrawiam, Radoslaw" ends a message on its line; "@Radoslaw" later mentions the same person."""
     text = "Looks fine to me. Pozdrawiam, Radoslaw\n[10:02] bot: @Radoslaw the build is green"
     assert _left(scrubber, text, ("Radoslaw",)) == []
+
+
+def test_message_header_fields_are_labels_not_speakers(scrubber):
+    """'Date:' opening a quoted e-mail's header line stays (it is also a surname in the name lists); the sender goes."""
+    text = "From: Keiko Tanaka <k.tanaka@sakura-logistics.example>\nDate: Wed, 11 Mar 2026 16:02:11 +0900\nSubject: pallet count\n"
+    out = scrubber.scrub_text(text)
+    assert "\nDate: Wed, 11 Mar 2026 16:02:11 +0900\nSubject: pallet count\n" in out
+    assert "Keiko" not in out
