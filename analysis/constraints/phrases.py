@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from handoff.analysis.constraints.bounds import CUE_WORDS, find_bounds
 from handoff.analysis.constraints.tokens import Constraint
 from handoff.analysis.constraints.vocabulary import (
+    ARTICLES,
     NEGATION_WORDS,
     NEGATIONS,
     OBJECT_WORDS,
@@ -129,6 +130,16 @@ def _next_word(text: str, pos: int, atoms_at: dict[int, Constraint]) -> tuple[st
     return m.group().lower(), text[m.end() : m.end() + 1] in _SENTENCE_END, m.end()
 
 
+def _is_denominator(written: str, words: list[str]) -> bool:
+    """Whether ``per`` + these words is a rate's unit (``per annum``, ``per sq ft``), not a basis.
+
+    A basis names what it follows (``per the rebate schedule``, ``per 7.2(b)``, ``per SP-12``):
+    an article, a value or a capitalized name; a rate's unit is plain lower-case words, and the
+    rate itself (``4% per annum``) is its own constraint.
+    """
+    return not any(word in ARTICLES for word in words) and written.islower() and not any(c.isdigit() for c in written)
+
+
 def _head(m: re.Match[str]) -> tuple[str, str]:
     """The class and canonical trigger of a phrase match: ``"can't"`` -> ``("negation", "not")``."""
     raw = m[1] if m[1].isalpha() else " ".join(m[1].split())
@@ -168,4 +179,6 @@ def find_phrases(text: str, low: str, atoms: list[Constraint], taken: bytearray)
         if words:
             cls, head = _head(m)
             covered = m.end()
+            if head == "per" and _is_denominator(text[m.end() : end], words):
+                continue
             yield Constraint(cls, f"{cls}:{head} {' '.join(words)}", text[start:end], start, end)

@@ -125,6 +125,12 @@ def test_a_deadline_is_carried_by_the_same_date_however_it_is_introduced():
     ]
 
 
+def test_a_rates_unit_is_no_qualifier_but_a_basis_is():
+    """``per hour`` belongs to its rate (its own constraint); ``per the municipal tariff`` is a basis."""
+    tokens = stored_tokens("Parking costs €3 per hour, billed per the municipal tariff.")
+    assert [t for t in tokens if t.startswith("qualifier:")] == ["qualifier:per the municipal tariff"]
+
+
 def test_the_terms_token_is_stored_hashed_and_never_reported():
     """The writer stores one terms token that spells no word of the text, and no finding is ever about it."""
     tokens = stored_tokens("Never disclose the quarterly forecast.")

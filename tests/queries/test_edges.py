@@ -53,7 +53,6 @@ def test_every_edge_of_the_incident_run_is_a_row(demo):
                 "number:340",
                 "percent:9.1",
                 "percent:9.5",
-                "qualifier:per consignment",
             ],
         ),
     ]
