@@ -20,7 +20,7 @@ def test_scrub_test_cli_lists_findings_with_entity_score_and_recognizer(tmp_path
     assert result.exit_code == 0, result.output
     assert result.output.splitlines() == [
         '1:6 EMAIL_ADDRESS score=1.00 recognizer=EmailRecognizer "li.chen@fabrikam.de"',
-        '1:34 PHONE_NUMBER score=0.75 recognizer=PhoneRecognizer "+1 415-555-0134"',
+        '1:34 PHONE_NUMBER score=0.85 recognizer=LabelledPhoneRecognizer "+1 415-555-0134"',
         '3:10 PASSWORD score=0.90 recognizer=CredentialKeyRecognizer "hunter2xyz"',
         "3 findings: EMAIL_ADDRESS 1, PASSWORD 1, PHONE_NUMBER 1",
     ]
