@@ -327,6 +327,10 @@ _CLAUSE_MORE = re.compile(rf"\s*(?:,|and|or|to|through|&|–|-)\s*(?P<ref>{CLAUS
 _DOT_GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
 
 _Builder = Callable[[re.Match[str], str, Reading], list[Found]]
+#: ``(pattern, builder, gate, needs)``: ``needs`` is None or the ``search`` of a pattern that
+#: every match of ``pattern`` contains (with the same context), so a text it does not find in
+#: is not scanned with ``pattern`` at all; the scanner checks it once per text.
+Extractor = tuple[re.Pattern[str], _Builder, Gate | None, Callable[[str], re.Match[str] | None] | None]
 
 
 _WHOLE_TEXT = None  # patterns with a literal first character: `re` finds them fast anywhere
@@ -362,12 +366,21 @@ _AMOUNT = r"\d[\d,.]*\d|\d"
 _AMOUNT_COMMA = r"\d(?<![\w.,]\d)\d{0,2}(?:[ \u00a0\u202f]\d{3})+(?:,\d+)?|\d[\d,.]*\d|\d"  # and "2 450,00", "1 180 €"
 
 
-def _money_extractors(amount: str) -> tuple[tuple[re.Pattern[str], _Builder, Gate | None], ...]:
+# What every match of some extractors contains: a text without it is not scanned by them.
+_NEEDS_SUFFIX_CURRENCY = re.compile(
+    rf"(?:{CURRENCY_CODES}|[Dd]ollars?|[Ee]uros?)(?![A-Za-z])|[€£$¥](?![ \u00a0]?\d)"
+).search  # a code, currency word or symbol after an amount
+_NEEDS_MONTH = re.compile(MONTH).search
+_NEEDS_CLOCK = re.compile(r"\d(?:[:h][0-5]\d|\s?[AaPp]\.?[Mm]\.?(?![\w]))").search  # 9:30, 9h30, 9 am
+_NEEDS_DOTS = re.compile(r"\d\.\d+\.\d").search  # v3.18.2
+
+
+def _money_extractors(amount: str) -> tuple[Extractor, ...]:
     """Amounts after a symbol or a code, and before a code, a currency word or a symbol."""
     suffix_amount = amount.replace(r"\d[\d,.]*\d|\d", r"\d(?<![\w.,]\d)(?:[\d,.]*\d)?")
     return (
-        (re.compile(rf"(?P<sym>[$€£¥])\s?(?P<num>{amount}){MULT}"), _money_symbol, _DIGITS),
-        (re.compile(rf"(?P<code>{CURRENCY_CODES})\s?(?P<num>{amount}){MULT}"), _money_code, _DIGITS),
+        (re.compile(rf"(?P<sym>[$€£¥])\s?(?P<num>{amount}){MULT}"), _money_symbol, _DIGITS, None),
+        (re.compile(rf"(?P<code>{CURRENCY_CODES})\s?(?P<num>{amount}){MULT}"), _money_code, _DIGITS, None),
         (
             re.compile(
                 rf"(?P<num>{suffix_amount}){MULT_BODY}(?:\s?(?P<code>{CURRENCY_CODES}|[Dd]ollars?|[Ee]uros?)(?![A-Za-z])"
@@ -375,15 +388,16 @@ def _money_extractors(amount: str) -> tuple[tuple[re.Pattern[str], _Builder, Gat
             ),
             _money_suffix,
             _DIGITS,
+            _NEEDS_SUFFIX_CURRENCY,
         ),
     )
 
 
-def _extractors(num: str, amount: str) -> tuple[tuple[re.Pattern[str], _Builder, Gate | None], ...]:
-    """The extractors, in priority order, for a text writing numbers as ``num`` and amounts as ``amount``."""
+def _id_extractors(num: str) -> tuple[Extractor, ...]:
+    """Identifiers, and the values whose key names their unit (before the ids the key would give)."""
     return (
         # The scrubber's keyed pseudonyms, ``<EMAIL_ADDRESS:3f2a1c>``: the same value everywhere.
-        (re.compile(r"<[A-Z][A-Z_]*:[0-9a-f]{6}>"), _id_plain, _WHOLE_TEXT),
+        (re.compile(r"<[A-Z][A-Z_]*:[0-9a-f]{6}>"), _id_plain, _WHOLE_TEXT, None),
         (
             re.compile(
                 r"[0-9a-fA-F](?<![\w-][0-9a-fA-F])(?:[0-9a-fA-F]{7}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
@@ -391,14 +405,16 @@ def _extractors(num: str, amount: str) -> tuple[tuple[re.Pattern[str], _Builder,
             ),
             _id_hex,
             _DIGITS,
+            None,
         ),
         (
             re.compile(r"[A-Z](?<![\w-][A-Z])(?=[A-Za-z0-9-]*\d)[A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-])"),
             _id_plain,
             _DIGITS,
+            None,
         ),
         # us-east-1, gpt-4o: found from their hyphens, rarer than the letters they start with.
-        (re.compile(r"-(?<=[a-z0-9]-)[a-z0-9]"), _id_hyphenated, _DIGITS),
+        (re.compile(r"-(?<=[a-z0-9]-)[a-z0-9]"), _id_hyphenated, _DIGITS, None),
         # A value whose key names its unit; the key, a field name, is no identifier.
         (
             re.compile(
@@ -408,17 +424,27 @@ def _extractors(num: str, amount: str) -> tuple[tuple[re.Pattern[str], _Builder,
             ),
             _keyed_quantity,
             _UNIT_KEYS,
+            None,
         ),
         (
             re.compile(r"[A-Za-z](?<![\w.][A-Za-z])(?:[A-Za-z0-9]*\.[A-Za-z])*[A-Za-z0-9]*_\w*(?:\.[A-Za-z_]\w*)*"),
             _id_underscored,
             _UNDERSCORE,
+            None,
         ),
+    )
+
+
+def _extractors(num: str, amount: str) -> tuple[Extractor, ...]:
+    """The extractors, in priority order, for a text writing numbers as ``num`` and amounts as ``amount``."""
+    return (
+        *_id_extractors(num),
         # 2026-03-11, 2026/03/11, 11.03.2026; 03/11/2026 read by the text's date order.
         (
             re.compile(r"(?P<a>\d(?<![\w.]\d)\d{0,3})(?P<sep>[-/.])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{1,4})(?![\d]|\.\d)"),
             _date_numeric,
             _DIGITS,
+            None,
         ),
         (
             re.compile(
@@ -427,6 +453,7 @@ def _extractors(num: str, amount: str) -> tuple[tuple[re.Pattern[str], _Builder,
             ),
             _date_named,
             _DIGITS,
+            _NEEDS_MONTH,
         ),
         (
             re.compile(
@@ -435,6 +462,7 @@ def _extractors(num: str, amount: str) -> tuple[tuple[re.Pattern[str], _Builder,
             ),
             _date_named,
             _DIGITS,
+            _NEEDS_MONTH,
         ),
         (
             re.compile(
@@ -444,18 +472,20 @@ def _extractors(num: str, amount: str) -> tuple[tuple[re.Pattern[str], _Builder,
             ),
             _time,
             _DIGITS,
+            _NEEDS_CLOCK,
         ),
         *_money_extractors(amount),
-        (_CLAUSE_KEYWORD, _clause_keyword, _DIGITS),
-        (_CLAUSE_KEYWORD, _clause_keyword, _CLAUSE_WORDS),
+        (_CLAUSE_KEYWORD, _clause_keyword, _DIGITS, None),
+        (_CLAUSE_KEYWORD, _clause_keyword, _CLAUSE_WORDS, None),
         (
             re.compile(r"\d(?<![\w.§]\d)\d*(?:\.\d+)*(?:\((?:[A-Za-z]{1,2}|[ivx]{1,5}|\d{1,2})\))+"),
             _clause_bare,
             _DIGITS,
+            None,
         ),
-        (re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+){2,}(?![\w]|\.\d)"), _id_dotted, _DIGITS),
-        (_quantity_pattern(num), _quantity, _DIGITS),
-        (_WRITTEN_NUMBER, _written_number, _WHOLE_TEXT),
+        (re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+){2,}(?![\w]|\.\d)"), _id_dotted, _DIGITS, _NEEDS_DOTS),
+        (_quantity_pattern(num), _quantity, _DIGITS, None),
+        (_WRITTEN_NUMBER, _written_number, _WHOLE_TEXT, None),
     )
 
 
@@ -465,6 +495,6 @@ EXTRACTORS = _extractors(NUM, _AMOUNT)
 EXTRACTORS_DECIMAL_COMMA = _extractors(NUM_COMMA, _AMOUNT_COMMA)
 
 
-def extractors_for(reading: Reading) -> tuple[tuple[re.Pattern[str], _Builder, Gate | None], ...]:
+def extractors_for(reading: Reading) -> tuple[Extractor, ...]:
     """The extractors that read numbers the way ``reading`` says the text writes them."""
     return EXTRACTORS_DECIMAL_COMMA if reading.decimal_comma else EXTRACTORS

@@ -33,8 +33,15 @@ def _atoms(text: str, low: str, reading: Reading) -> tuple[list[Constraint], byt
         taken[start:end] = b"\x01" * (end - start)
     found: list[Constraint] = []
     views: dict[Gate | None, View] = {}
-    for pattern, build, gate in extractors_for(reading):
+    present: dict[tuple[object, Gate | None], bool] = {}
+    for pattern, build, gate, needs in extractors_for(reading):
         view = views.get(gate) or views.setdefault(gate, View(text, gate_spans(text, low, gate)))
+        if needs is not None:
+            key = (needs, gate)
+            if key not in present:
+                present[key] = needs(view.text) is not None
+            if not present[key]:
+                continue  # no match of this extractor can be in the view
         for m in pattern.finditer(view.text):
             shift = view.shift(m.start())
             if taken.find(1, m.start() + shift, m.end() + shift) == -1:
