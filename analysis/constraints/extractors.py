@@ -23,6 +23,7 @@ from handoff.analysis.constraints.vocabulary import (
     BASIS_POINTS,
     CLAUSE_KINDS,
     CLAUSE_REF,
+    CURRENCY_CODE_LIST,
     CURRENCY_CODES,
     CURRENCY_SYMBOLS,
     CURRENCY_WORDS,
@@ -327,10 +328,10 @@ _CLAUSE_MORE = re.compile(rf"\s*(?:,|and|or|to|through|&|–|-)\s*(?P<ref>{CLAUS
 _DOT_GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
 
 _Builder = Callable[[re.Match[str], str, Reading], list[Found]]
-#: ``(pattern, builder, gate, needs)``: ``needs`` is None or the ``search`` of a pattern that
-#: every match of ``pattern`` contains (with the same context), so a text it does not find in
-#: is not scanned with ``pattern`` at all; the scanner checks it once per text.
-Extractor = tuple[re.Pattern[str], _Builder, Gate | None, Callable[[str], re.Match[str] | None] | None]
+#: ``(pattern, builder, gate, needs)``: ``needs`` is None or a test, true where the text holds
+#: what every match of ``pattern`` contains (in the same context); a view it is false on is not
+#: scanned with ``pattern`` at all. The scanner runs it once per view.
+Extractor = tuple[re.Pattern[str], _Builder, Gate | None, Callable[[str], object] | None]
 
 
 _WHOLE_TEXT = None  # patterns with a literal first character: `re` finds them fast anywhere
@@ -366,13 +367,23 @@ _AMOUNT = r"\d[\d,.]*\d|\d"
 _AMOUNT_COMMA = r"\d(?<![\w.,]\d)\d{0,2}(?:[ \u00a0\u202f]\d{3})+(?:,\d+)?|\d[\d,.]*\d|\d"  # and "2 450,00", "1 180 €"
 
 
-# What every match of some extractors contains: a text without it is not scanned by them.
-_NEEDS_SUFFIX_CURRENCY = re.compile(
-    rf"(?:{CURRENCY_CODES}|[Dd]ollars?|[Ee]uros?)(?![A-Za-z])|[€£$¥](?![ \u00a0]?\d)"
-).search  # a code, currency word or symbol after an amount
+# What every match of some extractors contains: a view without it is not scanned by them.
 _NEEDS_MONTH = re.compile(MONTH).search
 _NEEDS_CLOCK = re.compile(r"\d(?:[:h][0-5]\d|\s?[AaPp]\.?[Mm]\.?(?![\w]))").search  # 9:30, 9h30, 9 am
-_NEEDS_DOTS = re.compile(r"\d\.\d+\.\d").search  # v3.18.2
+_NEEDS_DOTS = re.compile(r"\.(?<=\d\.)\d+\.\d").search  # v3.18.2 (a dot first: `re` skips to dots)
+_SUFFIX_SYMBOL = re.compile(r"[€£$¥](?![ \u00a0]?\d)")
+_SUFFIX_WORD = re.compile(r"(?:[Dd]ollars?|[Ee]uros?)(?![A-Za-z])")
+_UPPER_TRIPLE = re.compile(r"[A-Z]{3}(?![A-Za-z])")  # every currency code is one
+_CODES = frozenset(CURRENCY_CODE_LIST)
+
+
+def _needs_suffix_currency(text: str) -> bool:
+    """Whether a code, currency word or symbol that can follow an amount is in ``text``."""
+    return bool(
+        _SUFFIX_SYMBOL.search(text)
+        or (("ollar" in text or "uro" in text) and _SUFFIX_WORD.search(text))
+        or not _CODES.isdisjoint(_UPPER_TRIPLE.findall(text))
+    )
 
 
 def _money_extractors(amount: str) -> tuple[Extractor, ...]:
@@ -388,7 +399,7 @@ def _money_extractors(amount: str) -> tuple[Extractor, ...]:
             ),
             _money_suffix,
             _DIGITS,
-            _NEEDS_SUFFIX_CURRENCY,
+            _needs_suffix_currency,
         ),
     )
 

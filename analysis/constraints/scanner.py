@@ -7,7 +7,8 @@ to give exactly the tokens of the whole-text scan.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 
 from handoff.analysis.constraints.cache import (
     PIECE_CACHE_CHARS,
@@ -39,24 +40,45 @@ def _atoms(text: str, low: str, reading: Reading) -> tuple[list[Constraint], byt
         if needs is not None:
             key = (needs, gate)
             if key not in present:
-                present[key] = needs(view.text) is not None
+                present[key] = bool(needs(view.text))
             if not present[key]:
                 continue  # no match of this extractor can be in the view
+        if view.whole:
+            _claim_whole(pattern.finditer(text), build, reading, taken, text, found)
+            continue
         for m in pattern.finditer(view.text):
             shift = view.shift(m.start())
             if taken.find(1, m.start() + shift, m.end() + shift) == -1:
-                found += _claim(build(m, view.text, reading), shift, taken, text)
+                _claim(build(m, view.text, reading), shift, taken, text, found)
     found.sort(key=lambda c: c.start)
     return found, taken
 
 
-def _claim(built: list[Found], shift: int, taken: bytearray, text: str) -> Iterator[Constraint]:
-    """Constraints at their text offsets, marking their spans taken; any that overlap one already taken are dropped."""
+def _claim_whole(
+    matches: Iterator[re.Match[str]],
+    build: Callable[[re.Match[str], str, Reading], list[Found]],
+    reading: Reading,
+    taken: bytearray,
+    text: str,
+    found: list[Constraint],
+) -> None:
+    """:func:`_claim` for the matches of a view that is the whole text (no offsets to shift)."""
+    for m in matches:
+        start, end = m.span()
+        if taken.find(1, start, end) == -1:
+            for cls, token, start, end in build(m, text, reading):
+                if taken.find(1, start, end) == -1:
+                    taken[start:end] = b"\x01" * (end - start)
+                    found.append(Constraint(cls, token, text[start:end], start, end))
+
+
+def _claim(built: list[Found], shift: int, taken: bytearray, text: str, found: list[Constraint]) -> None:
+    """Append the constraints at their text offsets to ``found``, marking their spans taken; overlapping ones are dropped."""
     for cls, token, start, end in built:
         start, end = start + shift, end + shift
         if taken.find(1, start, end) == -1:
             taken[start:end] = b"\x01" * (end - start)
-            yield Constraint(cls, token, text[start:end], start, end)
+            found.append(Constraint(cls, token, text[start:end], start, end))
 
 
 def find_constraints(text: str, reading: Reading | None = None) -> list[Constraint]:

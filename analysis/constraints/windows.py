@@ -89,6 +89,8 @@ class View:
         if sum(end - start for start, end in spans) > len(text) // 2:
             spans = [(0, len(text))] if text else []
         self.text = "\x00".join(text[start:end] for start, end in spans)
+        #: Whether the view is the whole text, so its offsets are the text's.
+        self.whole = self.text == text
         self.starts: list[int] = []
         self.shifts: list[int] = []
         joined = 0
