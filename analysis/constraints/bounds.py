@@ -14,9 +14,11 @@ another operator is a *changed* bound (``≥`` → ``>``, maximum → minimum); 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
 
 from handoff.analysis.constraints.tokens import Constraint
+from handoff.analysis.constraints.vocabulary import trie_pattern
 
 #: Classes of atoms a bound can govern.
 BOUNDED_CLASSES = frozenset(("number", "percent", "money", "unit", "date", "time"))
@@ -244,25 +246,54 @@ def _cue(raw: str) -> str:
     return " ".join(raw.split())
 
 
+# Where a cue, a key's mark and a key's word start, found once per text: an atom with none of
+# them in reach is not searched for its bound (each test is implied by the pattern it guards).
+_PREFIX_CUE_AT = re.compile(rf"(?<![\w<>=≥≤])(?=(?:{trie_pattern(list(_PREFIX_OPS))}))")
+_POSTFIX_CUE_AT = re.compile(rf"(?=(?:{trie_pattern(list(_POSTFIX_OPS))})(?![\w]))")
+_KEY_MARK_AT = re.compile(r"[:=]")
+_KEY_WORD_AT = re.compile(rf"(?=(?:{_KEY_WORDS}))")
+
+
 def find_bounds(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constraint]:
     """Each bound on an atom of ``atoms``; ``low`` is ``text`` lower-cased (same offsets)."""
+    starts: list[list[int]] = []
     for atom in atoms:
         if atom.cls not in BOUNDED_CLASSES:
             continue
+        if not starts:
+            starts = [
+                _starts(pattern, low) for pattern in (_PREFIX_CUE_AT, _KEY_MARK_AT, _KEY_WORD_AT, _POSTFIX_CUE_AT)
+            ]
+        prefix_at, marks, words, postfix_at = starts
         # Searched in place (not in a slice), so the look-behinds see the text before the window.
         window = max(0, atom.start - _LOOK_BEHIND), atom.start
-        m = _PREFIX.search(low, *window)
+        m = _PREFIX.search(low, *window) if _any_in(prefix_at, *window) else None
         if m is not None:
             yield _bound(_PREFIX_OPS[_cue(m.group(1))], atom, m.start(1), atom.end, text)
             continue
-        key = _KEY.search(low, *window)
+        key = _KEY.search(low, *window) if _any_in(marks, *window) and _any_in(words, *window) else None
         if key is not None:
             yield _bound(_KEY_OPS[key.group(1) or key.group(2)], atom, atom.start, atom.end, text)
             continue
-        m = _POSTFIX.match(low, atom.end)
+        line_end = low.find("\n", atom.end)  # a postfix cue is on the value's line
+        m = (
+            _POSTFIX.match(low, atom.end)
+            if _any_in(postfix_at, atom.end, len(low) if line_end == -1 else line_end)
+            else None
+        )
         if m is not None:
             op = _POSTFIX_OPS[_cue(m.group(1))]
             yield _bound(op, atom, atom.start, m.end(), text)
+
+
+def _starts(pattern: re.Pattern[str], low: str) -> list[int]:
+    return [m.start() for m in pattern.finditer(low)]
+
+
+def _any_in(starts: list[int], lo: int, hi: int) -> bool:
+    """Whether one of the sorted ``starts`` is in ``[lo, hi)``."""
+    i = bisect_left(starts, lo)
+    return i < len(starts) and starts[i] < hi
 
 
 def _bound(op: str, atom: Constraint, start: int, end: int, text: str) -> Constraint:
