@@ -105,7 +105,7 @@ def card_grouped(value: str) -> bool:
 
 
 BARCODE_BEFORE = re.compile(
-    r"(?i)\b(?:ean|ean13|gtin|gtin13|upc|barcode|isbn|imei)[\"']?[ \t]*[:=#]?[ \t]*[\"']?[ \t]*$"
+    r"(?i)\b(?:ean|ean13|gtin|gtin13|upc|barcode|isbn|imei)[\"']?[ \t]*[:=#>]?[ \t]*[\"']?[ \t]*$"
 )
 
 
@@ -115,7 +115,7 @@ def card_numbers(text: str) -> Iterator[Finding]:
         if match.start() and (text[match.start() - 1].isalnum() or text[match.start() - 1] in "_-.+/"):
             continue
         if BARCODE_BEFORE.search(text, max(0, match.start() - 24), match.start()):
-            continue  # "ean": "4006381333931" is a barcode even where it passes Luhn
+            continue  # "ean": "4006381333931" or <GTIN>4006381333931 is a barcode even where it passes Luhn
         if card_grouped(match.group()) and is_card_number(match.group()):
             yield Finding(
                 "CREDIT_CARD",

@@ -214,6 +214,8 @@ def name_span(value: str, *, strong: bool) -> tuple[int, int] | None:
     rest = value[end:].lstrip(" ")
     if rest[:1].isalnum() and not strong:  # "Tommy Hilfiger shirt": the name is part of a longer phrase
         return None
+    if not strong and _firm_after(value, end):  # "name": "Baines & Company": a firm named after its founder
+        return None
     return (match.start(), end) if _acceptable(match.group(), strong or prefix is not None) else None
 
 
@@ -482,6 +484,8 @@ def _gazetteer_span(gaz: Gazetteer, words: list[str]) -> tuple[int, int] | None:
         return None  # "Samsung SDS", "Le Creuset": a longer proper name
     if any(w.isupper() and len(w) > 1 for w in words[start:end]) and not all(w.isupper() for w in words[start:end]):
         return None  # "Samsung SDS America": an acronym inside a name of a thing
+    if all(w.isupper() for w in words[start:end]) and not all(gaz_name(gaz, w) for w in folded[start:end]):
+        return None  # "ERP IDOCX", "KIM TXNREF": upper-case codes, one of them no name word at all
     if end - start < 2 or folded[end - 1] in PARTICLES:
         return None
     return start, end

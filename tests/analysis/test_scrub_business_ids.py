@@ -59,3 +59,12 @@ def test_network_ranges_barcodes_and_airport_codes_survive(scrubber):
     assert "172.16.0.0/12" in out and "fd00::/8" in out and "172.16.4.9" not in out
     assert '"ean": "4006381333931"' in out and "4222222222222" not in out
     assert out.endswith("Flight BA 533 via LHR USD 986")
+
+
+def test_a_barcode_inside_its_xml_element_survives(scrubber):
+    """ "<GTIN>4012345678925</GTIN>" is a barcode though its 13 digits pass Luhn as an old Visa would;
+    the same digits without a barcode label are still removed as a card."""
+    text = "<Item><GTIN>4012345678925</GTIN><Qty>12</Qty></Item>\npaid with 4012345678925"
+    out = scrubber.scrub_text(text)
+    assert out.startswith("<Item><GTIN>4012345678925</GTIN><Qty>12</Qty></Item>\n")
+    assert not out.endswith("4012345678925")

@@ -152,3 +152,14 @@ def test_message_header_fields_are_labels_not_speakers(scrubber):
     out = scrubber.scrub_text(text)
     assert "\nDate: Wed, 11 Mar 2026 16:02:11 +0900\nSubject: pallet count\n" in out
     assert "Keiko" not in out
+
+
+def test_a_firm_in_a_name_field_and_upper_case_codes_are_not_people(scrubber):
+    """ "name": "Whitaker & Sons" is a firm and "MIA TXNREF" an upper-case code (its second word no name
+    at all); a person in the same field and an upper-case full name are still removed."""
+    firm = '[{"ticker": "WHS", "name": "Whitaker & Sons", "last": "18.40"}]'
+    assert scrubber.scrub_text(firm) == firm
+    code = "2026-11-02 09:14:55 MIA TXNREF batch posted, 40 lines"
+    assert scrubber.scrub_text(code) == code
+    people = '{"name": "Whitaker Gonzalez"}\nSIGNED: MARIA GONZALEZ'
+    assert _left(scrubber, people, ("Whitaker Gonzalez", "MARIA GONZALEZ")) == []
