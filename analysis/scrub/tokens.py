@@ -28,7 +28,7 @@ _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|\bNRAK-[A-Z0-9]{27}\b|\bhf_[A-Za-z]{30,}\b"
             r"|\bsq0(?:atp|csp)-[\w\-]{22,43}|\bEAAA[\w\-]{60}"
             r"|\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b|\bglsa_[A-Za-z0-9]{32}_[a-f0-9]{8}\b|\bdapi[a-f0-9]{32}\b"
-            r"|\bsbp_[a-f0-9]{40}\b|\bfigd_[\w\-]{40}|\bntn_[A-Za-z0-9]{40,}|\bgsk_[A-Za-z0-9]{52}\b"
+            r"|\bsbp_[a-f0-9]{40}\b|\bfigd_[\w\-]{40}|\bntn_[A-Za-z0-9]{40,}|\bsecret_[A-Za-z0-9]{43}\b|\bgsk_[A-Za-z0-9]{52}\b"
             r"|\br8_[A-Za-z0-9]{37}\b|\bxai-[A-Za-z0-9]{60,}|\bpplx-[a-f0-9]{48}\b|\bGOCSPX-[\w\-]{28}"
             r"|\bya29\.[\w\-]{20,}|\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b|\bxapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,})"
         ),
@@ -92,7 +92,22 @@ _WINDOWS: tuple[tuple[tuple[str, ...], int, int], ...] = (
     (
         ("aiza", "hooks.slack.com", "discord", "sg.", "npm_", "pypi-", "glpat-", "whsec_", "hvs.", "shpat_", "dop_v1_")
         + ("key-", "glptt-", "dp.", "atatt3", "lin_", "shpss_", "shpca_", "shppa_", "nrak-", "hf_")
-        + ("sq0", "eaaa", "pmak-", "glsa_", "dapi", "sbp_", "figd_", "ntn_", "gsk_", "r8_", "xai-", "pplx-", "gocspx-")
+        + (
+            "sq0",
+            "eaaa",
+            "pmak-",
+            "glsa_",
+            "dapi",
+            "sbp_",
+            "figd_",
+            "ntn_",
+            "secret_",
+            "gsk_",
+            "r8_",
+            "xai-",
+            "pplx-",
+            "gocspx-",
+        )
         + ("ya29.", "age-secret-key-", "xapp-"),
         8,
         200,

@@ -225,3 +225,12 @@ def test_a_cookie_whose_name_ends_in_token_and_a_spelled_out_passphrase_are_remo
     assert scrubber.scrub_text("The password is incorrect; the passphrase was reset.") == (
         "The password is incorrect; the passphrase was reset."
     )
+
+
+def test_a_notion_internal_integration_secret_is_removed_without_a_key_word(scrubber):
+    """A Notion integration secret (``secret_`` and 43 letters and digits, mostly letters) goes in prose; a shorter
+    ``secret_`` identifier in code stays."""
+    token = "secret_pRfKTq4LzWvNbYeHs2mXgDcUaJ9tEwQoVnBiyZrKa7M"
+    text = f"Wiki sync uses {token} for now. Rename secret_rotation_days in config.py."
+    out = scrubber.scrub_text(text)
+    assert token not in out and "secret_rotation_days in config.py" in out
