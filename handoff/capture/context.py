@@ -7,19 +7,14 @@ The active *handoff* lives beside its class, in :mod:`handoff.capture.handle`.
 
 from __future__ import annotations
 
-import collections
 import contextvars
 import itertools
 import threading
 from collections.abc import Callable
 from typing import Any
 
+from handoff.capture.matching import OutputIndex
 from handoff.ids import fork_generation, handoff_id, process_tag
-
-# How many recent outputs a run keeps for content-match parent inference.
-MATCH_WINDOW = 64
-# Outputs shorter than this never match by containment (a "yes" is contained in everything).
-MIN_CONTAINED_BYTES = 16
 
 
 class RunState:
@@ -37,7 +32,7 @@ class RunState:
         self._seq = itertools.count(1)
         self._generation = fork_generation()
         self._lock = threading.Lock()
-        self._outputs: collections.deque[tuple[int, str, bytes]] = collections.deque(maxlen=MATCH_WINDOW)
+        self._outputs = OutputIndex()
         self._by_digest: dict[str, tuple[int, str]] = {}
         self._attempts: dict[tuple, tuple[str, int]] = {}
         self._latest_by_step: dict[str, str] = {}
@@ -78,8 +73,7 @@ class RunState:
         """Remember an output so later inputs that equal or contain it get this handoff as parent."""
         with self._lock:
             self._by_digest[sha] = (seq, hid)
-            if len(output) >= MIN_CONTAINED_BYTES:
-                self._outputs.append((seq, hid, output))
+            self._outputs.add(seq, hid, output)
             self._latest_by_step[to_step] = hid
 
     def latest_for_step(self, to_step: str) -> str | None:
@@ -89,19 +83,16 @@ class RunState:
     def match_outputs(self, data: bytes, sha: str, after_seq: int) -> list[str]:
         """Return handoff ids whose output equals or is contained in ``data``, newest first.
 
-        An exact match (same digest) is the whole answer; otherwise every recent output of at
-        least ``MIN_CONTAINED_BYTES`` that is shorter than ``data`` and contained in it matches.
+        An exact match (same digest) is the whole answer, in one dict lookup; otherwise every
+        recent output of at least ``MIN_CONTAINED_BYTES`` that is shorter than ``data`` and
+        contained in it matches (:class:`~handoff.capture.matching.OutputIndex`: a bounded sample of
+        ``data``, not one scan per output).
         """
         with self._lock:
             exact = self._by_digest.get(sha)
             if exact is not None and exact[0] > after_seq:
                 return [exact[1]]
-            size = len(data)
-            return [
-                hid
-                for seq, hid, output in reversed(self._outputs)
-                if seq > after_seq and len(output) < size and output in data
-            ]
+            return self._outputs.contained_in(data, after_seq)
 
     def attempt_for(self, key: tuple, hid: str) -> tuple[int, str | None]:
         """Return ``(attempt, retry_of)`` for a call identified by ``key`` and record it."""
