@@ -50,9 +50,7 @@ _PAIRS = (
 def keyed_tokens(text: str) -> Iterator[Finding]:
     """Generated-looking tokens on the line after a credential word, and values paired with a key named like one."""
     lower = aligned_lower(text)
-    for start, end in keyword_windows(lower, _KEY_WORDS, 0, 80, text):
-        line_end = text.find("\n", start)
-        end = min(end, line_end if line_end >= 0 else len(text))
+    for start, end in keyword_windows(lower, _KEY_WORDS, 0, 80, text, line_bound=True):
         for match in _TOKEN.finditer(text, start, end):
             token = match.group(1)
             if looks_generated(token) and not _named_otherwise_near(text, lower, match.start(), start):

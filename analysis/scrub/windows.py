@@ -18,10 +18,17 @@ def aligned_lower(text: str) -> str:
 
 
 def keyword_windows(
-    lower: str, keywords: Iterable[str], before: int, after: int, text: str | None = None
+    lower: str,
+    keywords: Iterable[str],
+    before: int,
+    after: int,
+    text: str | None = None,
+    line_bound: bool = False,
 ) -> list[tuple[int, int]]:
     """Merged (start, end) windows around every occurrence of ``keywords`` in ``lower``; given ``text``,
-    only occurrences that begin a word there ("tel" in "tel:" and "homeTel", not in "hotel")."""
+    only occurrences that begin a word there ("tel" in "tel:" and "homeTel", not in "hotel");
+    ``line_bound``: each window ends at its keyword's line end, so a window never runs into the next
+    line (which a caller cutting a window at its first line end would otherwise lose)."""
     spans = []
     for keyword in keywords:
         position = lower.find(keyword)
@@ -29,12 +36,11 @@ def keyword_windows(
             if text is not None and position and text[position - 1].isalpha() and not text[position].isupper():
                 position = lower.find(keyword, position + 1)
                 continue
-            spans.append(
-                (
-                    max(0, position - before),
-                    min(len(lower), position + len(keyword) + after),
-                )
-            )
+            end = min(len(lower), position + len(keyword) + after)
+            if line_bound:
+                line_end = lower.find("\n", position + len(keyword), end)
+                end = end if line_end < 0 else line_end
+            spans.append((max(0, position - before), end))
             position = lower.find(keyword, position + 1)
     spans.sort()
     merged: list[tuple[int, int]] = []
