@@ -32,6 +32,7 @@ PLANS: dict[str, dict[str, dict[str, Any]]] = {
         "hot_path_profile": {"calls": 2000},
         "ingest_off": {"handoffs": 5000, "timeout_s": 240, "profile": True},
         "ingest_on": {"handoffs": 2000, "timeout_s": 240},
+        "constraint_extraction": {"prompts": 60, "rounds": 5},
         "scrub_throughput": {"corpus_mb": 4.0, "stock_mb": 0.25},
         "queries": {"runs": 125_000, "days": 90, "json_files": 100_000, "lookups": 30, "repeats": 5},
         "ui": {"runs": 125_000, "days": 90, "lookups": 30},
@@ -48,6 +49,7 @@ PLANS: dict[str, dict[str, dict[str, Any]]] = {
         "hot_path": {"calls": 200, "rounds": 6},
         "ingest_off": {"handoffs": 160, "timeout_s": 40},
         "ingest_on": {"handoffs": 80, "timeout_s": 40},
+        "constraint_extraction": {"prompts": 20, "rounds": 3},
         "scrub_throughput": {"corpus_mb": 0.5, "stock_mb": 0.05},
         "queries": {"runs": 5000, "days": 10, "json_files": 5000, "lookups": 10, "repeats": 1},
         "ui": {"runs": 5000, "days": 10, "lookups": 10},
@@ -64,6 +66,7 @@ PLANS: dict[str, dict[str, dict[str, Any]]] = {
         "hot_path": {"calls": 40, "rounds": 1},
         "ingest_off": {"handoffs": 16, "timeout_s": 30},
         "ingest_on": {"handoffs": 16, "timeout_s": 60},
+        "constraint_extraction": {"prompts": 2, "rounds": 1},
         "scrub_throughput": {"corpus_mb": 0.02, "stock_mb": 0},
         "queries": {"runs": 400, "days": 4, "json_files": 200, "lookups": 3, "repeats": 1},
         "ui": {"runs": 400, "days": 4, "lookups": 3},
@@ -404,6 +407,20 @@ TASKS: list[Task] = [
                 "scrubber alone, MB/s on prompts with repeating templates",
                 "MB/s",
                 ("value", ">=", 4),
+            )
+        ],
+    ),
+    Task(
+        "constraint_extraction",
+        _INGEST,
+        "extraction",
+        expects=[
+            (
+                "constraints.unique_mb_s",
+                _INGEST,
+                "constraint extraction, MB/s on invoice-like prompts where no line repeats",
+                "MB/s",
+                ("value", ">=", 5),
             )
         ],
     ),

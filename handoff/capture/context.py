@@ -16,6 +16,14 @@ from typing import Any
 from handoff.capture.matching import OutputIndex
 from handoff.ids import fork_generation, handoff_id, process_tag
 
+#: How many handoffs a run remembers for parents, retries, span links and ``from`` defaults.
+REMEMBERED = 10_000
+
+
+def _newest(memory: dict) -> dict:
+    """Return the newest half of ``memory`` (insertion order): one O(n) copy every n/2 inserts."""
+    return dict(itertools.islice(memory.items(), len(memory) - REMEMBERED // 2, None))
+
 
 class RunState:
     """One run as seen from this process: id, sequence, recent outputs and attempt history."""
@@ -33,6 +41,8 @@ class RunState:
         self._generation = fork_generation()
         self._lock = threading.Lock()
         self._outputs = OutputIndex()
+        # Per-handoff memories, each capped at REMEMBERED entries (oldest forgotten first), so a
+        # run that never ends (a service wrapping its lifetime in one run) holds bounded memory.
         self._by_digest: dict[str, tuple[int, str]] = {}
         self._attempts: dict[tuple, tuple[str, int]] = {}
         self._latest_by_step: dict[str, str] = {}
@@ -56,10 +66,16 @@ class RunState:
     def register(self, hid: str, to_step: str) -> None:
         """Remember which step a handoff delivered to, so a child's ``from`` defaults to it."""
         self._steps[hid] = to_step
+        if len(self._steps) > REMEMBERED:
+            with self._lock:
+                self._steps = _newest(self._steps)
 
     def remember_span(self, hid: str, span_context: Any) -> None:
         """Remember handoff ``hid``'s span context, so its children's spans link to it."""
         self._spans[hid] = span_context
+        if len(self._spans) > REMEMBERED:
+            with self._lock:
+                self._spans = _newest(self._spans)
 
     def span_of(self, hid: str) -> Any:
         """Return handoff ``hid``'s span context if it ran in this process, else ``None`` (O(1))."""
@@ -73,8 +89,12 @@ class RunState:
         """Remember an output so later inputs that equal or contain it get this handoff as parent."""
         with self._lock:
             self._by_digest[sha] = (seq, hid)
+            if len(self._by_digest) > REMEMBERED:
+                self._by_digest = _newest(self._by_digest)
             self._outputs.add(seq, hid, output)
             self._latest_by_step[to_step] = hid
+            if len(self._latest_by_step) > REMEMBERED:
+                self._latest_by_step = _newest(self._latest_by_step)
 
     def latest_for_step(self, to_step: str) -> str | None:
         """Return the latest handoff id delivered to ``to_step`` in this run."""
@@ -100,6 +120,8 @@ class RunState:
             previous = self._attempts.get(key)
             attempt, retry_of = (previous[1] + 1, previous[0]) if previous else (1, None)
             self._attempts[key] = (hid, attempt)
+            if len(self._attempts) > REMEMBERED:
+                self._attempts = _newest(self._attempts)
         return attempt, retry_of
 
 

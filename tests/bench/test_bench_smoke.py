@@ -39,6 +39,7 @@ OWN_TASKS = [
     "peer_throughput",
     "app_slowdown_process",
     "bursts",
+    "constraint_extraction",
 ]
 
 
@@ -105,6 +106,8 @@ def test_quick_run_measures_every_own_figure(tiny_run) -> None:
         "writer.process_scrub_off_per_s",
         "bursts.200x1kb_local-up_rss_mb",
         "bursts.200x1kb_local-down_rss_mb",
+        "constraints.unique_mb_s",
+        "constraints.repeated_mb_s",
     }
     assert expected <= set(figures)
     unmeasured = {fid: figures[fid]["note"] for fid in expected if figures[fid]["value"] is None}
