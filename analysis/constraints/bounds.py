@@ -27,6 +27,10 @@ BOUNDED_CLASSES = frozenset(("number", "percent", "money", "unit", "date", "time
 _PREFIX_CUES = {
     ">=": (
         "at least",
+        "at or above",
+        "at or over",
+        "equal to or more than",
+        "equal to or greater than",
         "no less than",
         "not less than",
         "no fewer than",
@@ -86,6 +90,15 @@ _PREFIX_CUES = {
     ),
     "<=": (
         "at most",
+        "at or below",
+        "at or under",
+        "equal to or less than",
+        "equal to or lower than",
+        "not older than",
+        "not longer than",
+        "not higher than",
+        "not above",
+        "not over",
         "no more than",
         "no larger than",
         "no bigger than",
@@ -269,7 +282,7 @@ def find_bounds(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constr
         window = max(0, atom.start - _LOOK_BEHIND), atom.start
         m = _PREFIX.search(low, *window) if _any_in(prefix_at, *window) else None
         if m is not None:
-            yield _bound(_PREFIX_OPS[_cue(m.group(1))], atom, m.start(1), atom.end, text)
+            yield _bound(_lead_op(_PREFIX_OPS[_cue(m.group(1))], atom, low), atom, m.start(1), atom.end, text)
             continue
         key = _KEY.search(low, *window) if _any_in(marks, *window) and _any_in(words, *window) else None
         if key is not None:
@@ -284,6 +297,23 @@ def find_bounds(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constr
         if m is not None:
             op = _POSTFIX_OPS[_cue(m.group(1))]
             yield _bound(op, atom, atom.start, m.end(), text)
+
+
+# "no later than 24 hours before the cut-off" is "at least 24 hours before" it: a deadline cue on a
+# lead time (a duration before or ahead of an event) bounds the lead time from the other side.
+_LEAD_TIME = re.compile(r"[ \t]+(?:before|prior|in advance|ahead|beforehand)\b")
+_DEADLINE_OPS = {"<=": ">=", ">=": "<="}
+
+
+def _lead_op(op: str, atom: Constraint, low: str) -> str:
+    """``op`` as it bounds ``atom``: turned round for a deadline cue on a lead time."""
+    cue_is_deadline = (
+        low.rfind("later than", 0, atom.start) > atom.start - 16
+        or low.rfind("earlier than", 0, atom.start) > atom.start - 18
+    )
+    if atom.cls == "unit" and cue_is_deadline and _LEAD_TIME.match(low, atom.end):
+        return _DEADLINE_OPS.get(op, op)
+    return op
 
 
 def _starts(pattern: re.Pattern[str], low: str) -> list[int]:

@@ -100,15 +100,24 @@ class _Downstream:
         self.terms = parse_terms(self.tokens)
         self.phrases = [p for p in map(parse_phrase, self.tokens) if p is not None]
         self.bounds: dict[str, list[str]] = {}
+        bounded: dict[str, set[str]] = {}
         for token in sorted(self.tokens):
             if token.startswith("comparison:"):
-                self.bounds.setdefault(token.split(" ", 1)[-1], []).append(token)
+                op, atom = token[len("comparison:") :].split(" ", 1)
+                self.bounds.setdefault(atom, []).append(token)
+                bounded.setdefault(op, set()).add(atom)
+        self.bounded = {op: frozenset(atoms) for op, atoms in bounded.items()}
         self.values = {
             word
             for token in self.tokens
             if not token.startswith(TERMS_CLASS + ":")
             for word in token.split(":", 1)[-1].split()
         }
+
+    def bounds_value(self, op: str, atom: str) -> bool:
+        """Whether a downstream bound with operator ``op`` states the value of ``atom`` (any class)."""
+        atoms = self.bounded.get(op)
+        return bool(atoms) and atom_carried(atom, atoms)
 
     def carries_bound(self, phrase: Phrase) -> bool:
         return any(p.head == phrase.head and p.values == phrase.values for p in self.phrases)
@@ -148,6 +157,8 @@ def _finding(token: str, down: _Downstream, up_terms: Terms | None) -> Finding |
         return None
     if token.startswith("comparison:"):
         op, atom = token[len("comparison:") :].split(" ", 1)
+        if down.bounds_value(op, atom):
+            return None  # the same bound on the same value, stated with less context ("<= 10000" = "<= GBP 10,000")
         other = down.bounds.get(atom)
         if other:
             return Finding(token, "changed", other[0])

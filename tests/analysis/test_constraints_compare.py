@@ -145,3 +145,29 @@ def test_version_1_tokens_compare_phrases_by_identical_token():
     up = ["negation:not restart the primary", "number:3"]
     assert lost_tokens(up, ["negation:not restart the primary", "number:3"]) == []
     assert lost_tokens(up, ["number:3"]) == ["negation:not restart the primary"]
+
+
+def test_a_bound_restated_with_its_unit_or_currency_is_carried():
+    """A bound on a bare number is carried by the same bound on that value with its currency or unit."""
+    up = "approval:\n  max_amount_usd: 25000\n  approvers: 2\n"
+    assert lost_classes(up, "Two approvers sign off amounts of at most $25,000.") == []
+    assert lost_classes(up, "Two approvers sign off amounts of at least $25,000.") == ["comparison:<= number:25000"]
+
+
+def test_at_or_below_is_an_inclusive_bound():
+    """``at or below 2.75x`` is ``≤ 2.75``, so ``≤ 2.75x`` carries it and ``below 2.75x`` changes it."""
+    up = "The step-down applies while leverage is at or below 2.75x."
+    assert lost_classes(up, "The step-down applies while leverage stays ≤ 2.75x.") == []
+    findings = compare_constraints(
+        stored_tokens(up), stored_tokens("The step-down applies while leverage is below 2.75x.")
+    )
+    assert [(f.token, f.status) for f in findings] == [("comparison:<= number:2.75", "changed")]
+
+
+def test_no_later_than_a_lead_time_is_at_least_that_lead_time():
+    """``no later than 48 hours before`` an event bounds the lead time from below, as ``at least 2 days before`` does."""
+    up = "Final guest numbers reach the caterer no later than 48 hours before the dinner."
+    assert lost_classes(up, "Final guest numbers reach the caterer at least 2 days before the dinner.") == []
+    assert lost_classes(up, "Final guest numbers reach the caterer within 2 days before the dinner.") == [
+        "comparison:>= unit:2 d"
+    ]
