@@ -197,15 +197,20 @@ def _unit(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
         spelling = _ATTACHED_DURATIONS[spelling]  # "for: 10m", "[5m]", "2d": durations as ops write them
     between = text[m.end("num") : m.start("unit")].strip(" -").lower()
     amount *= MULTIPLIERS.get(between, 1)  # "410 million rows"
+    return [_quantity_found(amount, spelling, m.start(), m.end())]
+
+
+def _quantity_found(amount: Decimal, spelling: str, start: int, end: int) -> Found:
+    """``amount`` of the unit written ``spelling``: a unit token, or a percent for percentage points."""
     if UNIT_FORMS.get(spelling, ("",))[0] == "percentage point":  # 25 bp = 0.25 pp = a 0.25% margin
         points = plain_number(amount / 100 if spelling in BASIS_POINTS else amount)
-        return [make_found("percent", points, m.start(), m.end())]
+        return make_found("percent", points, start, end)
     value = canonical_quantity(amount, spelling)
     if value is None:
         number = plain_number(amount)
         singular, plural = UNIT_FORMS[spelling]
         value = f"{number} {singular if number == '1' else plural}"
-    return [make_found("unit", value, m.start(), m.end())]
+    return make_found("unit", value, start, end)
 
 
 def _id_hex(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
@@ -279,7 +284,15 @@ def _written_number(m: re.Match[str], text: str, reading: Reading) -> list[Found
     while (cut := max(phrase.rfind(" "), phrase.rfind("-"))) != -1 and phrase[cut + 1 :] in NUMBER_JOINERS:
         phrase = phrase[:cut]  # "three and" ends at "three"
     value = _words_value(phrase)
-    return [make_found("number", str(value), m.start(), m.start() + len(phrase))] if value is not None else []
+    if value is None:
+        return []
+    end = m.start() + len(phrase)
+    counted = _WORDS_UNIT.match(text, end)  # "eight hours", "fünf Arbeitstage", "ten per cent"
+    if counted is None or (counted["unit"] and len(counted["unit"]) < 3):  # "two m" is no "2 m"
+        return [make_found("number", str(value), m.start(), end)]
+    if counted["pct"]:
+        return [make_found("percent", str(value), m.start(), counted.end())]
+    return [_quantity_found(Decimal(value), counted["unit"], m.start(), counted.end())]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -301,7 +314,8 @@ def _is_list_marker(text: str, start: int, end: int) -> bool:
         text[start - 1 : start] == "(" or _LABEL_BEFORE.search(text[max(0, start - 2) : start])
     ):
         return end - start <= 2
-    if text[end : end + 2] not in (". ", ") ", ".\n", ")\n"):
+    heading = _HEADING_NUMBER.fullmatch(text, start, end) is not None and _HEADING_TITLE.match(text, end) is not None
+    if text[end : end + 2] not in (". ", ") ", ".\n", ")\n") and not heading:
         return False
     line_start = text.rfind("\n", max(0, start - 16), start) + 1
     return (line_start > 0 or start <= 16) and not text[line_start:start].strip(" \t#*-")
@@ -309,7 +323,7 @@ def _is_list_marker(text: str, start: int, end: int) -> bool:
 
 _SHARED_ZONE = re.compile(
     r"(?:[ \t]*(?:[-–—,/]|to|and|or|until|bis|und|et|y)[ \t]*\d{1,2}(?:[:h]\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?)*"
-    rf"[ \t]?\(?(?P<tz>{TIME_ZONES})(?![\w])"
+    rf"[ \t]?(?:Uhr[ \t])?\(?(?P<tz>{TIME_ZONES})(?![\w])"
 )
 _NUMBER_PART = trie_pattern([*NUMBER_WORDS, *NUMBER_JOINERS])
 _NUMBER_WORD = rf"(?:{_NUMBER_PART})+"
@@ -318,8 +332,17 @@ _WRITTEN_NUMBER = re.compile(
     rf"(?<![\w-])(?i:(?:{trie_pattern(NUMBER_WORDS)})(?:{_NUMBER_PART})*(?:[ -]{_NUMBER_WORD})*)(?![\w-])"
 )
 _ATTACHED_DURATIONS = {"m": "min", "d": "day"}
+# What a number written in words counts: a unit written out after it (maybe after one adjective,
+# "three consecutive days"), or per cent. Symbols ("m", "g") are not read after a word.
+_WORDS_UNIT = re.compile(
+    r"[ \t\u00a0-](?:(?P<pct>(?i:percent|per\s?cent|prozent|pour\s?cent|por\s?ciento)\b)"
+    rf"|(?:(?!(?:{'|'.join(sorted(STOP_WORDS | FILLER_WORDS | ARTICLES))})\b)[a-z]+[ -])??(?P<unit>{UNIT_ALT})(?![\w]))"
+)
 _KEY_UNITS = {"secs": "sec", "mins": "min", "hrs": "hr", "mb": "MB", "gb": "GB"}
 _INLINE_LABEL = re.compile(r"\) (?=[A-Za-z])")
+# A section number opening a line before its title or text ("4.2 Planned maintenance"): layout.
+_HEADING_NUMBER = re.compile(r"\d{1,2}(?:\.\d{1,2}){1,2}")
+_HEADING_TITLE = re.compile(r"[ \t]+[^\W\d_]")
 _LABEL_BEFORE = re.compile(r"(?:^|[:;,.] |\n)$")
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 _HYPHENATED_ID = re.compile(r"(?<![\w-])(?=[a-z0-9-]*\d)[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])")
@@ -479,7 +502,7 @@ def _extractors(num: str, amount: str) -> tuple[Extractor, ...]:
             re.compile(
                 r"(?P<h>\d(?<![A-SU-Za-z0-9_:.]\d)\d?)(?:(?P<hsep>[:h])(?P<mi>[0-5]\d)(?::(?P<s>[0-5]\d)(?:\.\d+)?)?"
                 r"(?:\s?(?P<ap>[AaPp])\.?[Mm]\.?(?![\w]))?|\s?(?P<ap2>[AaPp])\.?[Mm]\.?(?![\w]))"
-                rf"(?:\s?(?P<tz>{TIME_ZONES})(?![\w]))?(?![\w:])"
+                rf"(?:\s?(?:Uhr\s)?(?P<tz>{TIME_ZONES})(?![\w]))?(?![\w:])"
             ),
             _time,
             _DIGITS,

@@ -179,7 +179,29 @@ for _singular, _plural, *_aliases in (
     _add_units(_singular, _plural, *_aliases)
 # Business days are their own unit, never days (docs/constraints.md); basis points are read as
 # percentage points.
-_add_units("business day", "business days", "working day", "working days", "Werktag", "Werktage", "Arbeitstage")
+_add_units(
+    "business day",
+    "business days",
+    "working day",
+    "working days",
+    "Werktag",
+    "Werktage",
+    "Werktagen",
+    "Arbeitstag",
+    "Arbeitstage",
+    "Arbeitstagen",
+    "Geschäftstag",
+    "Geschäftstage",
+    "Geschäftstagen",
+    "jour ouvré",
+    "jours ouvrés",
+    "jour ouvrable",
+    "jours ouvrables",
+    "día hábil",
+    "días hábiles",
+    "día laborable",
+    "días laborables",
+)
 _add_units("percentage point", "percentage points", "pp", "basis point", "basis points", "bp", "bps")
 BASIS_POINTS = frozenset(("basis point", "basis points", "bp", "bps"))
 # Units pint converts (durations, masses, lengths, data, …): their spellings match too.

@@ -340,3 +340,31 @@ def test_paraphrases_are_a_known_limit():
         "retry-limit-in-words": ["negation:not retry more"],
         "deadline-paraphrased": ["comparison:<= date:2026-03-31"],
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        # Numbered section headings are layout: the decimal commas of the text decide how 97,5 reads.
+        (
+            "3.1 Die Verfügbarkeit beträgt 97,5 % im Monat.\n3.2 Ausfälle\n3.3 Gutschriften\n3.4 Kündigung",
+            ["percent:97.5"],
+        ),
+        # Business days in French, Spanish and German are business days, never days.
+        ("Le délai est de 7 jours ouvrés.", ["unit:7 business days"]),
+        ("El plazo es de 4 días hábiles.", ["unit:4 business days"]),
+        ("Die Frist beträgt 6 Geschäftstage.", ["unit:6 business days"]),
+        # A German clock with "Uhr" before its zone has that zone.
+        ("Beginn um 07:30 Uhr MEZ.", ["time:06:30Z"]),
+        # A number written in words counts the unit or per cent after it.
+        ("Allow nine hours and a margin of six per cent.", ["percent:6", "unit:9 h"]),
+        (
+            "Reply within three consecutive working days.",
+            ["comparison:<= unit:3 business days", "unit:3 business days"],
+        ),
+        ("Add seven g of salt.", ["number:7"]),
+    ],
+)
+def test_spellings_outside_english_digits_give_the_canonical_token(text, tokens):
+    """Headings, other languages' business days, German clocks and written quantities give their canonical tokens."""
+    assert extract_constraints(text) == tokens
