@@ -183,11 +183,23 @@ def is_secret_value(value: str, key: str, quoted: bool = False) -> bool:
     value = value.strip()
     if not value or value in "|>" or _REFERENCE.match(value) or value.startswith(("|", ">-", "{", "[")):
         return False
-    if value.replace(" ", "").isalpha():
+    if value.replace(" ", "").isalpha() or not _parts(key) & _PASSWORD_WORDS and _prose(value):
         if " " in value:  # words without a digit or symbol: prose ("Signature: Maria Lopez", "Token: see vault")
             return "passphrase" in key.lower() or quoted and bool(_parts(key) & _PASSWORD_WORDS)
         return bool(_parts(key) & _PASSWORD_WORDS) or len(value) >= 16 and not value.islower()
     return len(value) >= 4 or bool(_parts(key) & _PASSWORD_WORDS)
+
+
+def _prose(value: str) -> bool:
+    """Three or more words, all English but at most one (a path, a name): "see vault path kv/billing/stripe"."""
+    words = value.split()
+    if len(words) < 3:
+        return False
+    from handoff.analysis.scrub.gazetteer import fold, gazetteer
+
+    gaz = gazetteer()
+    english = sum(w.isalpha() and (len(w) <= 3 or fold(w) in gaz.english or gaz.is_common(fold(w))) for w in words)
+    return english >= len(words) - 1
 
 
 def _parts(key: str) -> set[str]:

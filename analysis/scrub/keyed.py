@@ -21,8 +21,8 @@ from handoff.analysis.scrub.windows import aligned_lower, keyword_windows
 # Words that name a credential (lower case; matched at a word start, see keyword_windows).
 _KEY_WORDS = (
     "secret", "token", "password", "passwd", "passphrase", "pwd", "credential", "apikey", "api key", "api_key",
-    "api-key", "access key", "access_key", "private key", "auth", "bearer", "signature", "sig=", "key=", "key:",
-    "key ", "key\"", "key'", "pat ", "pat:", "pass ", "pass:",
+    "api-key", "api ", "api:", "access key", "access_key", "private key", "auth", "bearer", "signature", "sig=", "key=", "key:",
+    "key ", "key\"", "key'", "pat ", "pat:", "pass ", "pass:", "session",
 )  # fmt: skip
 # Words before "key" that make it a name for a business value, not a credential.
 _BUSINESS_KEY = re.compile(
@@ -37,7 +37,11 @@ _DIGEST_WORDS = re.compile(
 _TOKEN = re.compile(r"(?<![\w+/\-.%])([A-Za-z0-9][A-Za-z0-9+/_\-.%]{14,}[A-Za-z0-9=])(?![\w+/=\-%])")
 _UUID = re.compile(r"(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _HEX = re.compile(r"[0-9a-fA-F]+")
-_WORDY = re.compile(r"[A-Za-z]{4,}")
+_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
+_TECH_WORDS = frozenset(
+    "api url uri http https json xml yaml csv prod dev stage staging config auth oauth async sync env aws gcp "
+    "azure sql app svc srv cli sdk uid uuid ops infra cdn dns tls ssl rpc grpc jwt html utf ascii".split()
+)
 _PAIRS = (
     # <add key="StorageKey" value="…" />, name: API_TOKEN / value: "…" (Kubernetes env), "Name"/"Value" JSON pairs
     re.compile(
@@ -62,24 +66,47 @@ def keyed_tokens(text: str) -> Iterator[Finding]:
 
 
 def looks_generated(token: str) -> bool:
-    """Whether ``token`` reads as machine-generated: letters and digits mixed, high entropy, not a UUID, URL or name."""
+    """Whether ``token`` reads as machine-generated: letters and digits mixed (or upper and lower case
+    letters alternating, ``QwErTyUiOp…``), high entropy, not a UUID, URL, name or run of words."""
     core = token.rstrip("=")
     if len(core) < 16 or _UUID.search(core) or "://" in core or core.count(".") >= 2 and "/" not in core:
         return False
     digits = sum(c.isdigit() for c in core)
     letters = sum(c.isalpha() for c in core)
-    if digits < 2 or letters < 4:
+    mixed_case = any(c.isupper() for c in core) and any(c.islower() for c in core)
+    if letters < 4:
         return False
+    if digits < 2:
+        # letters only: generated when the case flips often (not camel-case words) and no words make it up
+        flips = sum(a.isupper() != b.isupper() for a, b in zip(core, core[1:]) if a.isalpha() and b.isalpha())
+        return mixed_case and flips >= 0.3 * len(core) and _entropy(core) >= 3.5 and not mostly_words(core)
     if _HEX.fullmatch(core):
         return len(core) >= 32 and _entropy(core) >= 3.0
-    if not (any(c.isupper() for c in core) and any(c.islower() for c in core)) and not any(c in "+/" for c in core):
-        return len(core) >= 24 and _entropy(core) >= 3.8 and not _mostly_words(core)
-    return _entropy(core) >= 3.5 and not _mostly_words(core)
+    if not mixed_case and not any(c in "+/" for c in core):
+        return len(core) >= 24 and _entropy(core) >= 3.8 and not mostly_words(core)
+    return _entropy(core) >= 3.5 and not mostly_words(core)
 
 
-def _mostly_words(token: str) -> bool:
-    """``refreshTokenExpiresAt2``, ``order-2024-summary-v2``: most characters sit in runs of four letters."""
-    return sum(len(w) for w in _WORDY.findall(token)) > 0.6 * len(token)
+def mostly_words(token: str) -> bool:
+    """``refreshTokenExpiresAt2``, ``order-2024-summary-v2``, ``INVOICE_EXPORT_Q1``: most of its letters sit
+    in parts (split at case changes, digits and symbols) that are English words, common technical words
+    or names; the parts of a random token are not (``wJalrXUtnFEMI…`` has runs of letters, no words)."""
+    from handoff.analysis.scrub.gazetteer import fold, gazetteer
+
+    gaz = gazetteer()
+    letters = sum(c.isalpha() for c in token)
+    in_words = 0
+    for part in _PART.findall(token):
+        folded = fold(part)
+        if len(part) >= 3 and (
+            folded in gaz.english
+            or folded in _TECH_WORDS
+            or gaz.is_common(folded)
+            or gaz.is_english_stem(folded)
+            or gaz.is_name(folded)
+        ):
+            in_words += len(part)
+    return in_words > 0.6 * letters
 
 
 def _named_otherwise_near(text: str, lower: str, position: int, window_start: int) -> bool:

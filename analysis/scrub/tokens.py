@@ -11,9 +11,15 @@ from collections.abc import Iterator
 
 from handoff.analysis.scrub.credentials import is_secret_value
 from handoff.analysis.scrub.findings import Finding
+from handoff.analysis.scrub.keyed import mostly_words
 from handoff.analysis.scrub.windows import aligned_lower, windowed
 
 _QUOTED = r"""(?:'([^'\n]{3,})'|"([^"\n]{3,})"|([^\s"',;&]{3,}))"""
+# mysql -pletmein, sshpass -p 'x': -p gives the password there whatever it looks like (a port elsewhere)
+_PASSWORD_FLAG = re.compile(r"(?:mysql\w*|mariadb\w*|sshpass)\b[^\n]*?[ \t]-p[ \t]*" + _QUOTED)
+# sessionid=…, JSESSIONID=… (a session id is a credential; "session_id=checkout-flow-v2" names a flow)
+_SESSION = re.compile(r"(?i:\b\w*(?:session|sess|sid)\w*=)([A-Za-z0-9%._\-]{16,})")
+_PORTS = re.compile(r"[\d.:\[\]]*\d:\d+(?:-\d+)?(?:/(?:tcp|udp))?")  # docker run -p 8080:80, -p 127.0.0.1:53:53/udp
 _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "SECRET",
@@ -58,6 +64,7 @@ _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"[^\n]*?[ \t]-(?:a[ \t]+|p[ \t]*)" + _QUOTED
         ),
     ),
+    ("SECRET", _PASSWORD_FLAG),
     ("SECRET", re.compile(r"curl\b[^\n]*?[ \t](?:-u|--user)[ \t]+[^:\s]+:" + _QUOTED)),
     (
         "PASSWORD",
@@ -68,9 +75,11 @@ _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "PASSWORD",
-        re.compile(r"(?i:password|passcode|passphrase)[ \t]+(?=\S*\d)(?=\S*[A-Za-z])([^\s\"'”,;]{6,})"),
+        re.compile(
+            r"(?i:password|passcode|passphrase)[ \t]+(?:(?=\S*\d)(?=\S*[A-Za-z])([^\s\"'”,;]{6,})|([A-Za-z]{6,})(?![\w\-]))"
+        ),
     ),
-    ("SECRET", re.compile(r"\b\w*(?:session|sess|sid)\w*=([A-Za-z0-9%._\-]{16,})")),
+    ("SECRET", _SESSION),
     (
         "SECRET",
         re.compile(
@@ -133,6 +142,7 @@ _WINDOWS: tuple[tuple[tuple[str, ...], int, int], ...] = (
         1,
         400,
     ),
+    (("mysql", "mariadb", "sshpass"), 1, 400),
     (("curl",), 1, 600),
     (("password", "passcode", "passphrase", "pwd"), 1, 160),
     (("password", "passcode", "passphrase"), 1, 80),
@@ -165,8 +175,11 @@ def secret_tokens(text: str) -> Iterator[Finding]:
             value = text[start:end].rstrip(".,;)")
             if (
                 value
+                and not value.startswith("-")
                 and not _PLACEHOLDER.match(value)
-                and is_secret_value(value, "password" if entity == "PASSWORD" else "token")
+                and not _PORTS.fullmatch(value)
+                and (pattern is not _SESSION or not mostly_words(value))
+                and is_secret_value(value, "password" if entity == "PASSWORD" or pattern is _PASSWORD_FLAG else "token")
                 and (entity != "PASSWORD" or not value.isalpha() or ":" in match.group() or _not_a_word(value))
             ):
                 yield Finding(
@@ -190,7 +203,7 @@ def _not_a_word(value: str) -> bool:
 
     folded = fold(value)
     gaz = gazetteer()
-    return len(value) >= 8 and not (gaz.is_common(folded) or gaz.is_english_stem(folded) or folded in gaz.english)
+    return len(value) >= 6 and not (gaz.is_common(folded) or gaz.is_english_stem(folded) or folded in gaz.english)
 
 
 def _encoded_credentials(text: str) -> Iterator[Finding]:
