@@ -30,6 +30,7 @@ class Gazetteer(NamedTuple):
     ambiguous: frozenset[str]
     english: frozenset[str]
     common: frozenset[str] = frozenset()
+    dictionary: frozenset[str] = frozenset()  # name words that are also dictionary words ("pink", "lady", "forum")
 
     def is_common(self, folded: str) -> bool:
         """Whether a folded word that is no name is a common English word (also inflected: ``moments``, ``rated``)."""
@@ -100,6 +101,7 @@ def gazetteer() -> Gazetteer:
         ambiguous=frozenset(names & english),
         english=english,
         common=frozenset(common - names),
+        dictionary=frozenset(common & names),
     )
 
 

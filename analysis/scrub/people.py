@@ -482,6 +482,14 @@ def _gazetteer_span(gaz: Gazetteer, words: list[str]) -> tuple[int, int] | None:
         return None  # "Florence Nightingale Wing", "Charlotte Tilbury Pillow Talk": the name of a thing
     if start > 0 and not gaz.is_common(folded[start - 1]) and folded[start - 1] not in _OPENERS:
         return None  # "Samsung SDS", "Le Creuset": a longer proper name
+    if start > 0 and is_place(words[start - 1]):
+        return None  # "Faro Forum Algarve": a site named after its town
+    if is_place(words[start]) and not any(
+        gaz_name(gaz, w) and w not in gaz.dictionary for w in folded[start + 1 : end]
+    ):
+        return None  # "Basel Rheinhafen", "Braga Nova Arcada": a town and words that are no names, a site
+    if all(w in gaz.dictionary for w in folded[start:end]) and not any(w in gaz.surnames for w in folded[start:end]):
+        return None  # "Pink Lady": dictionary words that some name lists hold, no surname among them
     if any(w.isupper() and len(w) > 1 for w in words[start:end]) and not all(w.isupper() for w in words[start:end]):
         return None  # "Samsung SDS America": an acronym inside a name of a thing
     if all(w.isupper() for w in words[start:end]) and not all(gaz_name(gaz, w) for w in folded[start:end]):

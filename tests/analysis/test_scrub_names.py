@@ -163,3 +163,23 @@ def test_a_firm_in_a_name_field_and_upper_case_codes_are_not_people(scrubber):
     assert scrubber.scrub_text(code) == code
     people = '{"name": "Whitaker Gonzalez"}\nSIGNED: MARIA GONZALEZ'
     assert _left(scrubber, people, ("Whitaker Gonzalez", "MARIA GONZALEZ")) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The new terminal is Adelaide Outerharbor, berth 3.",  # a town and a word that is no name: a site
+        "The Santiago Lastarria store reported 12 returns.",
+        "Blend 7 is sold as Coral Echo in the EU.",  # dictionary words that name lists also hold
+        "Our best seller, Hazel Darling, is back in stock.",
+        "We shipped 30 units of Flora Celeste last week.",
+        "PRN-2207,Braga Nova Arcada,store manager,2026-01-12",  # a site after its town
+    ],
+)
+def test_sites_and_products_named_like_people_without_a_cue_survive(scrubber, text):
+    assert scrubber.scrub_text(text) == text
+
+
+def test_a_town_or_dictionary_given_name_before_a_surname_is_still_a_person(scrubber):
+    text = "Contact Hamilton Okafor for the keys.\nCoral Nguyen approved it."
+    assert _left(scrubber, text, ("Hamilton Okafor", "Coral Nguyen")) == []
