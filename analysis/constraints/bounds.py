@@ -282,7 +282,8 @@ def find_bounds(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constr
         window = max(0, atom.start - _LOOK_BEHIND), atom.start
         m = _PREFIX.search(low, *window) if _any_in(prefix_at, *window) else None
         if m is not None:
-            yield _bound(_lead_op(_PREFIX_OPS[_cue(m.group(1))], atom, low), atom, m.start(1), atom.end, text)
+            op, start = _prefix_op(_cue(m.group(1)), m.start(1), low)
+            yield _bound(_lead_op(op, atom, low), atom, start, atom.end, text)
             continue
         key = _KEY.search(low, *window) if _any_in(marks, *window) and _any_in(words, *window) else None
         if key is not None:
@@ -303,6 +304,20 @@ def find_bounds(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constr
 # lead time (a duration before or ahead of an event) bounds the lead time from the other side.
 _LEAD_TIME = re.compile(r"[ \t]+(?:before|prior|in advance|ahead|beforehand)\b")
 _DEADLINE_OPS = {"<=": ">=", ">=": "<="}
+
+
+# "never more than 30%" is "at most 30%", "not below 6.0" is "at least 6.0": a negated strict
+# cue is the inclusive bound the other way.
+_NEGATED_CUE = re.compile(r"(?:\bnever|\bnot|\w+n't)[ \t]+(?:go[ \t]+|be[ \t]+|fall[ \t]+|drop[ \t]+)?\Z")
+_NEGATED_OPS = {">": "<=", "<": ">="}
+
+
+def _prefix_op(cue: str, start: int, low: str) -> tuple[str, int]:
+    """The operator of the prefix ``cue`` written at ``start`` and where the bound starts: negated,
+    from the ``never``/``not`` before it (which is then no negation of its own)."""
+    op = _PREFIX_OPS[cue]
+    negated = _NEGATED_CUE.search(low, max(0, start - 16), start) if op in _NEGATED_OPS else None
+    return (_NEGATED_OPS[op], negated.start()) if negated else (op, start)
 
 
 def _lead_op(op: str, atom: Constraint, low: str) -> str:

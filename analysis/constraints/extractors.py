@@ -274,7 +274,10 @@ def _keyed_quantity(m: re.Match[str], text: str, reading: Reading) -> list[Found
     unit = m["kunit"].lower()
     if unit in ("pct", "percent"):
         return [make_found("percent", plain_number(amount), m.start(), m.end())]
-    value = canonical_quantity(amount, _KEY_UNITS.get(unit, unit))
+    spelling = _KEY_UNITS.get(unit, unit)
+    if spelling in UNIT_FORMS:  # "sla_business_days: 15": business days, never days
+        return [_quantity_found(amount, spelling, m.start(), m.end())]
+    value = canonical_quantity(amount, spelling)
     return [make_found("unit", value, m.start(), m.end())] if value else []  # from the key's unit on
 
 
@@ -338,7 +341,15 @@ _WORDS_UNIT = re.compile(
     r"[ \t\u00a0-](?:(?P<pct>(?i:percent|per\s?cent|prozent|pour\s?cent|por\s?ciento)\b)"
     rf"|(?:(?!(?:{'|'.join(sorted(STOP_WORDS | FILLER_WORDS | ARTICLES))})\b)[a-z]+[ -])??(?P<unit>{UNIT_ALT})(?![\w]))"
 )
-_KEY_UNITS = {"secs": "sec", "mins": "min", "hrs": "hr", "mb": "MB", "gb": "GB"}
+_KEY_UNITS = {
+    "secs": "sec",
+    "mins": "min",
+    "hrs": "hr",
+    "mb": "MB",
+    "gb": "GB",
+    "business_days": "business days",
+    "working_days": "business days",
+}
 _INLINE_LABEL = re.compile(r"\) (?=[A-Za-z])")
 # A section number opening a line before its title or text ("4.2 Planned maintenance"): layout.
 _HEADING_NUMBER = re.compile(r"\d{1,2}(?:\.\d{1,2}){1,2}")
@@ -452,7 +463,8 @@ def _id_extractors(num: str) -> tuple[Extractor, ...]:
         # A value whose key names its unit; the key, a field name, is no identifier.
         (
             re.compile(
-                r"(?<=[a-z0-9])(?:_|(?<=[a-z])(?=[A-Z]))(?P<kunit>ms|(?i:seconds|secs|minutes|mins|hours|hrs|days|weeks|months|years)"
+                r"(?:(?<=[a-z0-9])(?:_|(?<=[a-z])(?=[A-Z]))|(?<=[\"'])(?=[a-z]+[\"']:))"
+                r"(?P<kunit>ms|(?i:(?:business|working)_days|seconds|secs|minutes|mins|hours|hrs|days|weeks|months|years)"
                 r"|kg|mb|gb|pct|percent)[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?"
                 rf"(?P<num>{num})(?![\w.:/-]|,\d)"
             ),

@@ -31,10 +31,13 @@ LANGUAGES = {"en": "english", "es": "spanish", "fr": "french", "de": "german"}
 
 # Negation cues per language: a stop-words list holds them too, so they are looked up first.
 _NEGATION_CUES = {
-    "en": frozenset("not never no cannot without nor none neither nobody nothing false rather instead".split()),
-    "es": frozenset("no nunca sin ni jamás ningún ninguna ninguno nadie nada".split()),
-    "fr": frozenset("ne pas jamais sans aucun aucune ni personne rien".split()),
-    "de": frozenset("nicht nie niemals kein keine keinen keinem keiner keines ohne weder".split()),
+    "en": frozenset(
+        "not never no cannot without nor none neither nobody nothing false rather instead "
+        "prohibited forbidden banned barred disallowed off-limits".split()
+    ),
+    "es": frozenset("no nunca sin ni jamás ningún ninguna ninguno nadie nada prohibido prohibida".split()),
+    "fr": frozenset("ne pas jamais sans aucun aucune ni personne rien interdit interdite interdits".split()),
+    "de": frozenset("nicht nie niemals kein keine keinen keinem keiner keines ohne weder verboten untersagt".split()),
 }
 # Condition cues: what opens an exception, a condition or a scope ("unless", "only if", "salvo").
 _CONDITION_CUES = {
@@ -42,6 +45,15 @@ _CONDITION_CUES = {
     "es": frozenset("si salvo excepto solo sólo únicamente siempre sujeto hasta excluidos excluido".split()),
     "fr": frozenset("si sauf excepté uniquement seulement hors réserve jusqu lorsque exclu exclus".split()),
     "de": frozenset("wenn falls außer ausgenommen nur sofern vorbehaltlich bis ausschließlich".split()),
+}
+# Restrictions: a prohibition restated with one keeps its polarity ("do not authorise disposal
+# before the inventory" = "disposal may be authorised only after it"), so the words near one are
+# marked negated too (not counted as negations: a translation's count compares real ones).
+_RESTRICTION_CUES = {
+    "en": frozenset("only solely exclusively unless except".split()),
+    "es": frozenset("solo sólo únicamente exclusivamente salvo excepto".split()),
+    "fr": frozenset("uniquement seulement exclusivement sauf excepté".split()),
+    "de": frozenset("nur ausschließlich außer ausgenommen".split()),
 }
 _CONTRACTED_NOT = re.compile(r"n[’']t$")
 _WORD = re.compile(r"[^\W\d_][^\W_]*(?:['’-][^\W_]+)*")  # snake_case keys are words apart
@@ -169,7 +181,10 @@ def find_terms(text: str) -> Terms:
             kind = "negated" if is_negation(word, lang) else "conditioned" if is_condition(word, lang) else None
             if kind:
                 counts[kind] += 1
-                marked[kind].update(stem_hashes(clause[max(0, i - _CUE_BEFORE) : i + 1 + _CUE_AFTER], lang))
+                near = stem_hashes(clause[max(0, i - _CUE_BEFORE) : i + 1 + _CUE_AFTER], lang)
+                marked[kind].update(near)
+                if word in _RESTRICTION_CUES[lang]:
+                    marked["negated"].update(near)
     return Terms(
         lang,
         frozenset(words),

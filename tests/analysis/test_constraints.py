@@ -363,6 +363,13 @@ def test_paraphrases_are_a_known_limit():
             ["comparison:<= unit:3 business days", "unit:3 business days"],
         ),
         ("Add seven g of salt.", ["number:7"]),
+        # A key naming business days or a unit on its own gives its value that unit.
+        ('sla_business_days: 12\n{"weeks": 3}', ["unit:12 business days", "unit:21 d"]),
+        # Torque and molar concentrations are quantities pint converts.
+        (
+            "Torque to 40 Nm; stop below 200 nmol/L.",
+            ["comparison:< unit:0.0000002 mol/L", "unit:0.0000002 mol/L", "unit:40 N·m"],
+        ),
     ],
 )
 def test_spellings_outside_english_digits_give_the_canonical_token(text, tokens):

@@ -171,3 +171,21 @@ def test_no_later_than_a_lead_time_is_at_least_that_lead_time():
     assert lost_classes(up, "Final guest numbers reach the caterer within 2 days before the dinner.") == [
         "comparison:>= unit:2 d"
     ]
+
+
+def test_a_prohibition_restated_as_a_restriction_is_carried():
+    """``do not release the deposit before …`` restated with ``only after`` keeps its polarity; dropped, it is lost."""
+    up = "Do not release the deposit before the inspection report is signed."
+    assert lost_classes(up, "The deposit may be released only after the inspection report is signed.") == []
+    assert lost_classes(up, "Release the deposit; the inspection report gets signed later.") == [
+        "negation:not release the deposit"
+    ]
+
+
+def test_a_negated_strict_bound_is_the_inclusive_bound_the_other_way():
+    """``never more than 40%`` is ``at most 40%``, ``must not fall below 2.5`` is ``at least 2.5``."""
+    up = "The fee is never more than 40% of the rent, and the ratio must not fall below 2.5."
+    assert lost_classes(up, "The fee is capped at 40% of the rent; the ratio is at least 2.5.") == []
+    assert lost_classes(up, "The fee is over 40% of the rent; the ratio is at least 2.5.") == [
+        "comparison:<= percent:40"
+    ]
