@@ -292,11 +292,26 @@ class Worker:
             self._exporter.shutdown()
 
 
+#: How much the writer process lowers its scheduling priority (``nice``) below the application's.
+#: Its pool processes inherit it. On a machine whose cores are all busy, the application's threads
+#: win the CPU and the writer takes what is left: records wait longer, the application does not.
+NICENESS = 10
+
+
+def lower_priority(increment: int = NICENESS) -> None:
+    """Lower this process's priority by ``increment``; where that is not possible, carry on as is."""
+    try:
+        os.nice(increment)
+    except (AttributeError, OSError):  # no os.nice (Windows) or not permitted: same priority as the app
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: serve the channel on file descriptor ``argv[0]``."""
     argv = sys.argv[1:] if argv is None else argv
     # Ctrl-C reaches the whole process group; the application decides when its writer stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    lower_priority()
     import socket
 
     conn = Channel(socket.socket(fileno=int(argv[0])))

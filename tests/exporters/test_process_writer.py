@@ -172,3 +172,15 @@ def test_a_pool_writes_the_same_rows_in_the_same_order(tmp_path, spool_dir):
         handoff.shutdown(30)
     assert stores[1] == stores[2] and len(stores[1]) == 40
     assert b"jane.doe" not in stores[2][0]["content"]
+
+
+def test_the_writer_process_runs_at_a_lower_priority_than_the_app(tmp_path, spool_dir):
+    """The worker lowers its own priority, so on a busy machine the application's threads win the CPU."""
+    from handoff.exporters.worker import NICENESS
+
+    handoff.configure(store=str(tmp_path / "store"), scrub=False)
+    record(2)
+    assert handoff.flush(60) is True
+    worker = writer_status()["worker_pid"]
+    app = os.getpriority(os.PRIO_PROCESS, 0)
+    assert os.getpriority(os.PRIO_PROCESS, worker) == min(app + NICENESS, 19)
