@@ -115,8 +115,8 @@ def credential_values(text: str, lower: str) -> Iterator[Finding]:
     """The value of every credential key on its own line (see the module docstring)."""
     for match in windowed(_KEY_VALUE, text, lower, _KEY_HINTS, before=60, after=64):
         key = match.group("key")
-        if not credential_key(key):
-            continue
+        if not credential_key(key) or key.lower() in ("cookie", "set-cookie"):
+            continue  # a cookie header's pairs: see tokens.cookie_values
         line_start = text.rfind("\n", 0, match.start()) + 1
         leading = _LEADING.match(text, line_start, match.start()) is not None
         query = match.start() > 0 and text[match.start() - 1] in "?&;"

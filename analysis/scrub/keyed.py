@@ -35,6 +35,9 @@ _DIGEST_WORDS = re.compile(
     r"trace|span|request|correlation|order|invoice|tracking)\b[^\n]{0,24}$"
 )
 _TOKEN = re.compile(r"(?<![\w+/\-.%])([A-Za-z0-9][A-Za-z0-9+/_\-.%]{14,}[A-Za-z0-9=])(?![\w+/=\-%])")
+_CELL_COMMA = re.compile(
+    r",(?! (?:[a-z]|I\b))"
+)  # a comma between cells, not one in prose ("token again, I think it is …")
 _UUID = re.compile(r"(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
@@ -119,10 +122,11 @@ def _named_otherwise_near(text: str, lower: str, position: int, window_start: in
 
 
 def _named_otherwise(text: str, position: int, window_start: int) -> bool:
-    """The token is in another cell than its credential word (a comma, tab or bar between: "Pending
-    Signature,<digest>"), more than 40 characters on, or follows "cache key", "sha256" or "order"."""
+    """The token is in another cell than its credential word (a comma not followed by a lower-case word,
+    a tab or bar between: "Pending Signature,<digest>"), more than 40 characters on, or follows "cache
+    key", "sha256" or "order"."""
     gap = text[window_start:position]
-    if len(gap) > 40 or any(c in gap for c in ",|\t;"):
+    if len(gap) > 40 or any(c in gap for c in "|\t;") or _CELL_COMMA.search(gap):
         return True
     before = text[max(0, window_start - 24) : position]
     return _BUSINESS_KEY.search(before) is not None or _DIGEST_WORDS.search(gap) is not None

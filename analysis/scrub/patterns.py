@@ -86,7 +86,6 @@ SECRET_SPECS: tuple[SecretSpec, ...] = (
         0.9,
     ),
     SecretSpec("AuthHeaderRecognizer", "AUTH_TOKEN", r"(?i:\bbearer\s+)(" + _TOKEN_CHARS + r"{16,}=*)", 0.85),
-    SecretSpec("AuthHeaderRecognizer", "AUTH_TOKEN", r"(?i:\b(?:set-)?cookie" + _ASSIGN + r")([^\r\n\"']{8,})", 0.85),
     SecretSpec(
         "AuthHeaderRecognizer",
         "AUTH_TOKEN",
@@ -110,7 +109,7 @@ SECRET_SPECS: tuple[SecretSpec, ...] = (
     SecretSpec(
         "UrlCredentialRecognizer",
         "URL_CREDENTIAL",
-        r"\b[a-zA-Z][a-zA-Z0-9+.\-]{0,20}://([^\s/:@\"']*:[^\s/@\"']+)@",
+        r"\b[a-zA-Z][a-zA-Z0-9+.\-]{0,20}://[^\s/:@\"']*:([^\s/@\"']+)@",  # the password; the user stays
         0.95,
     ),
     SecretSpec(

@@ -21,6 +21,7 @@ import contextlib
 import functools
 import hashlib
 import hmac
+import ipaddress
 import itertools
 import json
 import os
@@ -288,7 +289,10 @@ class Scrubber:
         return [
             f
             for f in findings
-            if self._keeps_finding(f) and not _url_userinfo(segment, f) and not _labelled_business_id(segment, f)
+            if self._keeps_finding(f)
+            and not _url_userinfo(segment, f)
+            and not _labelled_business_id(segment, f)
+            and not _not_personal(segment, f)
         ]
 
     def _ad_hoc_recognizers(self, entities: frozenset[str]) -> list | None:
@@ -502,16 +506,35 @@ def _env_model() -> str | None:
     return name
 
 
-_USERINFO = re.compile(r"://[^\s/@]*:$")
+_USERINFO = re.compile(r"://(?:[^\s/@]*:)?$")
 
 
 def _url_userinfo(segment: str, finding: Finding) -> bool:
-    """An "e-mail" that is a URL's password and host (``postgres://app:s3cr3t@db.example.net``): the
-    URL credential recognizer takes the password; the host stays."""
-    return (
-        finding.entity == "EMAIL_ADDRESS"
-        and _USERINFO.search(segment, max(0, finding.start - 200), finding.start) is not None
+    """An "e-mail" that is a URL's user or password and host (``postgres://app:s3cr3t@db.example.net``,
+    a Sentry DSN ``https://<key>@o1.ingest.sentry.io``): the URL credential and token recognizers take
+    the password or key; the host stays. Also ``curl -F file=@upload.edi``, a file reference."""
+    return finding.entity == "EMAIL_ADDRESS" and (
+        "=@" in finding.text or _USERINFO.search(segment, max(0, finding.start - 200), finding.start) is not None
     )
+
+
+def _not_personal(segment: str, finding: Finding) -> bool:
+    """An address no person has (``0.0.0.0``, ``127.0.0.1``, ``::1``: a listen or loopback address), or a
+    number that is a path segment of a URL (``…/awb/176-12345671/status``: an air waybill, not a phone)."""
+    if finding.entity == "IP_ADDRESS":
+        try:
+            address = ipaddress.ip_address(finding.text.strip("[]"))
+        except ValueError:
+            return False
+        return address.is_unspecified or address.is_loopback
+    if finding.entity == "PHONE_NUMBER" and not finding.text.startswith("+"):
+        before = segment[finding.start - 1 : finding.start] if finding.start else ""
+        after = segment[finding.end : finding.end + 1]
+        if before == "/" and after in ("/", "?", "#"):
+            line_start = segment.rfind("\n", 0, finding.start) + 1
+            word_start = max(segment.rfind(" ", line_start, finding.start), line_start)
+            return "://" in segment[word_start : finding.start]
+    return False
 
 
 def _secret_key_entity(key: str, value: str) -> str | None:

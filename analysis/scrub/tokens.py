@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from handoff.analysis.scrub.credentials import is_secret_value
 from handoff.analysis.scrub.findings import Finding
-from handoff.analysis.scrub.keyed import mostly_words
+from handoff.analysis.scrub.keyed import looks_generated, mostly_words
 from handoff.analysis.scrub.windows import aligned_lower, windowed
 
 _QUOTED = r"""(?:'([^'\n]{3,})'|"([^"\n]{3,})"|([^\s"',;&]{3,}))"""
@@ -20,6 +20,8 @@ _PASSWORD_FLAG = re.compile(r"(?:mysql\w*|mariadb\w*|sshpass)\b[^\n]*?[ \t]-p[ \
 # sessionid=…, JSESSIONID=… (a session id is a credential; "session_id=checkout-flow-v2" names a flow)
 _SESSION = re.compile(r"(?i:\b\w*(?:session|sess|sid)\w*=)([A-Za-z0-9%._\-]{16,})")
 _PORTS = re.compile(r"[\d.:\[\]]*\d:\d+(?:-\d+)?(?:/(?:tcp|udp))?")  # docker run -p 8080:80, -p 127.0.0.1:53:53/udp
+# A live or test key of a provider without a pattern of its own: cbz_live_…, acme_test_… (the rest generated)
+_PREFIXED_KEY = re.compile(r"\b([a-z][a-z0-9]{1,11}_(?:live|test|prod)_[A-Za-z0-9]{20,})\b")
 _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "SECRET",
@@ -36,9 +38,11 @@ _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b|\bglsa_[A-Za-z0-9]{32}_[a-f0-9]{8}\b|\bdapi[a-f0-9]{32}\b"
             r"|\bsbp_[a-f0-9]{40}\b|\bfigd_[\w\-]{40}|\bntn_[A-Za-z0-9]{40,}|\bsecret_[A-Za-z0-9]{43}\b|\bgsk_[A-Za-z0-9]{52}\b"
             r"|\br8_[A-Za-z0-9]{37}\b|\bxai-[A-Za-z0-9]{60,}|\bpplx-[a-f0-9]{48}\b|\bGOCSPX-[\w\-]{28}"
-            r"|\bya29\.[\w\-]{20,}|\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b|\bxapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,})"
+            r"|\bya29\.[\w\-]{20,}|\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b|\bxapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,}"
+            r"|https://[\w.\-]{1,60}\.webhook\.office\.com/webhookb?2/[^\s\"'<>]+)"
         ),
     ),
+    ("SECRET", _PREFIXED_KEY),
     (
         "SECRET",
         re.compile(
@@ -117,10 +121,11 @@ _WINDOWS: tuple[tuple[tuple[str, ...], int, int], ...] = (
             "pplx-",
             "gocspx-",
         )
-        + ("ya29.", "age-secret-key-", "xapp-"),
-        8,
+        + ("ya29.", "age-secret-key-", "xapp-", "webhook.office.com"),
+        64,
         200,
     ),
+    (("_live_", "_test_", "_prod_"), 12, 200),
     (("pass", "secret", "token", "key", "sid", "auth", "basic", "credential"), 80, 300),
     (("accountkey", "sharedaccess", "_auth", "_password"), 1, 300),
     (("--pass", "--token", "--api", "--secret", "--client-secret", "--auth", "--access"), 1, 300),
@@ -152,6 +157,15 @@ _WINDOWS: tuple[tuple[tuple[str, ...], int, int], ...] = (
     (("basic",), 1, 300),
     ((":aa",), 11, 40),
 )
+_COOKIE_HEADER = re.compile(r"(?i)\b(?:set-)?cookie[\"']?\s*[:=]\s*[\"']?")
+_COOKIE_PAIR = re.compile(r"(?P<name>[\w.\-%!#$&'*+^`|~]{1,80})=(?P<value>[^;\s\"',]*)")
+_COOKIE_ATTRIBUTES = frozenset(
+    "path domain expires maxage samesite httponly secure priority partitioned version".split()
+)
+_COOKIE_CREDENTIAL = re.compile(
+    r"(?i)sess|sid|token|auth|csrf|xsrf|jwt|remember|login|secret|sso|saml|oauth|refresh|access|ident|cred|pass|key"
+)
+_URL_USER = re.compile(r"://([A-Za-z0-9_\-.~%]{16,})(?=[:@])")  # a token as a URL's user: Sentry DSNs, git remotes
 _TWILIO = re.compile(r"\b(?:AC|SK)[0-9a-f]{32}\b")
 _HEX32 = re.compile(r"[0-9a-f]{32}")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
@@ -179,6 +193,7 @@ def secret_tokens(text: str) -> Iterator[Finding]:
                 and not _PLACEHOLDER.match(value)
                 and not _PORTS.fullmatch(value)
                 and (pattern is not _SESSION or not mostly_words(value))
+                and (pattern is not _PREFIXED_KEY or looks_generated(value.split("_", 2)[-1]))
                 and is_secret_value(value, "password" if entity == "PASSWORD" or pattern is _PASSWORD_FLAG else "token")
                 and (entity != "PASSWORD" or not value.isalpha() or ":" in match.group() or _not_a_word(value))
             ):
@@ -190,10 +205,43 @@ def secret_tokens(text: str) -> Iterator[Finding]:
                     "SecretTokenRecognizer",
                     value,
                 )
+    if "cookie" in lower:
+        yield from cookie_values(text, lower)
+    if "://" in text:
+        for match in _URL_USER.finditer(text):
+            user = match.group(1)
+            if looks_generated(user) or _HEX32.fullmatch(user.lower()):
+                yield Finding("SECRET", match.start(1), match.end(1), 0.88, "SecretTokenRecognizer", user)
     if _HEX32.search(text):
         for match in _TWILIO.finditer(text):
             yield Finding("SECRET", match.start(), match.end(), 0.88, "SecretTokenRecognizer", match.group())
     yield from _encoded_credentials(text)
+
+
+def cookie_values(text: str, lower: str) -> Iterator[Finding]:
+    """The values of a ``Cookie:`` / ``Set-Cookie:`` header's pairs that are credentials: a pair named
+    like a session or token (``sessionid``, ``csrftoken``, ``remember_me``) or whose value looks generated;
+    ``locale=en-GB``, ``theme=dark`` and the attributes (``Path``, ``Expires``) stay."""
+    for match in windowed(_COOKIE_HEADER, text, lower, ("cookie",), before=4, after=40):
+        line_end = text.find("\n", match.end())
+        line_end = len(text) if line_end < 0 else line_end
+        for pair in _COOKIE_PAIR.finditer(text, match.end(), line_end):
+            name, value = pair.group("name"), pair.group("value")
+            if not value or fold_attribute(name) in _COOKIE_ATTRIBUTES:
+                continue
+            if (
+                _COOKIE_CREDENTIAL.search(name)
+                and len(value) >= 6
+                or looks_generated(value)
+                or len(value) >= 20
+                and any(c.isdigit() for c in value)
+                and not mostly_words(value)
+            ):
+                yield Finding("SECRET", pair.start("value"), pair.end("value"), 0.88, "CookieRecognizer", value)
+
+
+def fold_attribute(name: str) -> str:
+    return name.lower().replace("-", "").replace("_", "")
 
 
 def _not_a_word(value: str) -> bool:

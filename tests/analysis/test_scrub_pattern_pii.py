@@ -84,3 +84,15 @@ def test_birth_dates_after_b_dot_and_with_french_ordinals_are_removed(scrubber):
     out = scrubber.scrub_text(text)
     assert "1958-02-11" not in out and "1er mai 1981" not in out
     assert out.endswith("Per 7.2(b). 2026-03-01 applies.")
+
+
+def test_listen_and_loopback_addresses_file_uploads_and_url_path_numbers_are_not_personal():
+    scrubber = Scrubber("pattern-pii-extra")
+    text = (
+        "[server]\nbind = 0.0.0.0:9090\nhealth = http://127.0.0.1:9091/ready\n"
+        "curl -F upload=@MANIFEST_20260611_0930.csv https://edi.example.net/in\n"
+        "GET https://track.example.com/v1/shipments/312-55501234/events\n"
+    )
+    assert scrubber.scrub_text(text) == text
+    out = scrubber.scrub_text("client 203.0.113.77 from ops@example.org, call +44 7700 900612")
+    assert "203.0.113.77" not in out and "ops@example.org" not in out and "7700 900612" not in out

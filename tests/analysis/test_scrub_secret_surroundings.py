@@ -238,3 +238,31 @@ def test_connection_strings_basic_auth_key_blocks_and_session_cookies_go(
 @pytest.mark.parametrize("text", NEG)
 def test_business_text_near_credential_words_is_unchanged(scrubber: Scrubber, text: str) -> None:
     assert scrubber.scrub_text(text) == text
+
+
+def test_a_cookie_headers_credential_pairs_go_and_its_other_pairs_stay(scrubber: Scrubber) -> None:
+    text = (
+        "cookie: theme=dark; csrftoken=Vb7Nm2Qw9Er4Ty6Ui1Op; locale=fr-CA; ab_bucket=B\n"
+        "Set-Cookie: portal_sess=8d7f6e5a4b3c2d1e0f9a8b7c; Path=/; Secure; SameSite=Strict"
+    )
+    out = scrubber.scrub_text(text)
+    assert "Vb7Nm2Qw9Er4Ty6Ui1Op" not in out and "8d7f6e5a4b3c2d1e0f9a8b7c" not in out
+    assert "theme=dark" in out and "locale=fr-CA" in out and "ab_bucket=B" in out and "Path=/; Secure" in out
+
+
+def test_a_token_as_a_urls_user_goes_and_a_plain_user_and_host_stay(scrubber: Scrubber) -> None:
+    text = (
+        "SENTRY_DSN=https://9b8a7c6d5e4f30211a2b3c4d5e6f7a8b@o551203.ingest.sentry.io/6612094\n"
+        "DB_URL=mongodb+srv://ledger_ro:Wq8!tide-Pier31@cluster2.k7qza.mongodb.net/ledger"
+    )
+    out = scrubber.scrub_text(text)
+    assert "9b8a7c6d5e4f30211a2b3c4d5e6f7a8b" not in out and "Wq8!tide-Pier31" not in out
+    assert "@o551203.ingest.sentry.io/6612094" in out and "ledger_ro" in out and "cluster2.k7qza.mongodb.net" in out
+
+
+def test_a_live_key_of_an_unknown_provider_and_a_teams_webhook_go(scrubber: Scrubber) -> None:
+    live = "qpx_live_Hn4Tq8Zr2Lw6Xc9Vb3Mk7Pd1Sa5F"
+    hook = "https://contoso.webhook.office.com/webhookb2/11aa22bb-33cc/IncomingWebhook/9f8e7d6c5b4a39281706f5e4d3c2b1a0/44dd"
+    text = f"The payments API token, I believe, is {live}.\nteams_hook: {hook}\nflag feature_test_enableNewCheckoutFlow2026 on"
+    out = scrubber.scrub_text(text)
+    assert live not in out and hook not in out and "feature_test_enableNewCheckoutFlow2026" in out
