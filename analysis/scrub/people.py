@@ -351,6 +351,7 @@ _PLACE_PREFIXES = frozenset(
 # An inner capital after a lower-case run longer than a name prefix (Mc, Mac, De, La, Van): "FreeStyle", "PayPal".
 _CAMEL = re.compile(r"[A-Z][a-zà-ÿ]{3,}[A-Z]")
 _TICKER_AFTER = re.compile(r"[ \t]*\([A-Z][A-Z.]{0,6}\)")
+_VINTAGE_AFTER = re.compile(r"[ \t]+(?:19|20)\d\d\b(?![\-/.:]\d)")  # "Dom Pérignon 2013": a vintage or model year
 
 
 def _thing_shaped(text: str, start: int, end: int) -> bool:
@@ -361,7 +362,7 @@ def _thing_shaped(text: str, start: int, end: int) -> bool:
         return True
     if any(_CAMEL.search(w) for w in _WORD.findall(phrase)):
         return True
-    return _TICKER_AFTER.match(text, end) is not None
+    return _TICKER_AFTER.match(text, end) is not None or _VINTAGE_AFTER.match(text, end) is not None
 
 
 def mentions(text: str, names: Iterable[str], runs: Iterable[tuple[int, int, str]]) -> Iterator[Finding]:
@@ -482,8 +483,8 @@ def _gazetteer_span(gaz: Gazetteer, words: list[str]) -> tuple[int, int] | None:
         return None  # "Florence Nightingale Wing", "Charlotte Tilbury Pillow Talk": the name of a thing
     if start > 0 and not gaz.is_common(folded[start - 1]) and folded[start - 1] not in _OPENERS:
         return None  # "Samsung SDS", "Le Creuset": a longer proper name
-    if start > 0 and is_place(words[start - 1]):
-        return None  # "Faro Forum Algarve": a site named after its town
+    if start > 0 and (is_place(words[start - 1]) or folded[start - 1] in BUSINESS_WORDS):
+        return None  # "Faro Forum Algarve", "Estádio José Alvalade": a site named after its town or a person
     if is_place(words[start]) and not any(
         gaz_name(gaz, w) and w not in gaz.dictionary for w in folded[start + 1 : end]
     ):
@@ -528,6 +529,15 @@ def _acceptable(phrase: str, strong: bool, single_ok: bool = True) -> bool:
     joined = " ".join(w for w in words if w not in PARTICLES)
     if any(brand in joined for brand in EPONYMOUS_BRANDS) or label_of(phrase) is not None:
         return False
+    if words[0] in _DETERMINERS:
+        return False  # "Customer: My ETH withdrawal is stuck": a sentence, not a name
+    if (
+        len(core) > 1
+        and len(core[-1]) == 1
+        and not phrase.rstrip().endswith(".")
+        and all(gaz.is_common(w) for w in core[:-1])
+    ):
+        return False  # "Exhibit C:", "Schedule B": a document label, not a speaker
     named = sum(gaz_name(gaz, w) for w in core)
     if len(core) == 1 and not (single_ok or named):
         return False
@@ -535,6 +545,9 @@ def _acceptable(phrase: str, strong: bool, single_ok: bool = True) -> bool:
     if strong:
         return english < len(core) or named > 0
     return named > 0 and english == 0
+
+
+_DETERMINERS = frozenset("my our your his her their its the this that these those a an".split())
 
 
 def _lower_name_ok(value: str) -> bool:

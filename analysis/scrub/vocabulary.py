@@ -461,6 +461,14 @@ BUSINESS_WORDS = frozenset(
         "saturday",
         "sunday",
     ]
+    # Venues, institutions and estates in the languages of the corpus' countries, and industries:
+    # "Estádio José Alvalade", "Stade Pierre Mauroy", "Weingut Dr. Loosen", "Collins Aerospace".
+    + """estadio stade stadion stadio arena museo musee museu teatro theatre theater hospital hopital
+    klinik clinica clinique krankenhaus colegio escuela ecole schule gymnasium lyceum liceo universidad
+    universite universitat universita universidade instituto institut fundacao fundacion fondation stiftung
+    fondazione aeropuerto aeroport aeroporto flughafen lotnisko bodega bodegas chateau domaine weingut cantina
+    tenuta quinta pousada parador aerospace aviation avionics defence defense biotech robotics semiconductor
+    semiconductors""".split()
 )
 
 # Companies and brands named after people, and public figures' names used for things: never a

@@ -183,3 +183,22 @@ def test_sites_and_products_named_like_people_without_a_cue_survive(scrubber, te
 def test_a_town_or_dictionary_given_name_before_a_surname_is_still_a_person(scrubber):
     text = "Contact Hamilton Okafor for the keys.\nCoral Nguyen approved it."
     assert _left(scrubber, text, ("Hamilton Okafor", "Coral Nguyen")) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "4. Charles Heidsieck Blanc 2012, 6x75cl - GBP 540",  # a vintage year after it: a product
+        '{"venue": "Stade Pierre Mauroy", "capacity": 50186}',  # a venue named after a person
+        "Supplier of record: Hamilton Aerospace",  # an industry word ends it: a firm
+        "Annex B: revised price schedule (Appendix D attached).",  # a document label, not a speaker
+        "Customer: Our Visa payment bounced twice.",  # a sentence after the label, not a name
+    ],
+)
+def test_vintages_venues_firms_document_labels_and_sentences_are_not_people(scrubber, text):
+    assert scrubber.scrub_text(text) == text
+
+
+def test_a_speaker_with_an_initial_and_a_customer_field_still_hold_names(scrubber):
+    text = "Customer: Ingrid Solberg\nJohn D.: can you resend the invoice?"
+    assert _left(scrubber, text, ("Ingrid Solberg",)) == []
