@@ -41,10 +41,20 @@ _NEGATION_CUES = {
 }
 # Condition cues: what opens an exception, a condition or a scope ("unless", "only if", "salvo").
 _CONDITION_CUES = {
-    "en": frozenset("if unless except excluding only provided subject whichever until save".split()),
-    "es": frozenset("si salvo excepto solo sólo únicamente siempre sujeto hasta excluidos excluido".split()),
-    "fr": frozenset("si sauf excepté uniquement seulement hors réserve jusqu lorsque exclu exclus".split()),
-    "de": frozenset("wenn falls außer ausgenommen nur sofern vorbehaltlich bis ausschließlich".split()),
+    "en": frozenset(
+        "if unless except excluding only provided subject whichever until save "
+        "exception exceptions excl excl. ex before after once when whenever while".split()
+    ),
+    "es": frozenset(
+        "si salvo excepto solo sólo únicamente siempre sujeto hasta excluidos excluido "
+        "excepción antes después cuando mientras".split()
+    ),
+    "fr": frozenset(
+        "si sauf excepté uniquement seulement hors réserve jusqu lorsque exclu exclus exception avant après quand".split()
+    ),
+    "de": frozenset(
+        "wenn falls außer ausgenommen nur sofern vorbehaltlich bis ausschließlich ausnahme vor nach sobald während".split()
+    ),
 }
 # Restrictions: a prohibition restated with one keeps its polarity ("do not authorise disposal
 # before the inventory" = "disposal may be authorised only after it"), so the words near one are
@@ -58,9 +68,13 @@ _RESTRICTION_CUES = {
 _CONTRACTED_NOT = re.compile(r"n[’']t$")
 _WORD = re.compile(r"[^\W\d_][^\W_]*(?:['’-][^\W_]+)*")  # snake_case keys are words apart
 # A clause ends at these; a full stop only before a space or the end (``7.2(b)`` is one word).
-_CLAUSE_END = re.compile(r"[;!?\n]|:(?![\"'\s]*(?:false|none|null|no)\b)|\.(?=\s|$)", re.IGNORECASE)
+# A colon after "Exception" or "Condition" labels the clause it opens, so it does not end one.
+_CLAUSE_END = re.compile(
+    r"[;!?\n]|(?<!exception)(?<!exceptions)(?<!condition):(?![\"'\s]*(?:false|none|null|no)\b)|\.(?=\s|$)",
+    re.IGNORECASE,
+)
 # How far a negation or condition reaches: the words before it (its subject) and after it, in its clause.
-_CUE_BEFORE = 3
+_CUE_BEFORE = 4
 _CUE_AFTER = 8
 _HASH_BYTES = 3
 
@@ -128,6 +142,7 @@ def _english_words() -> frozenset[str]:
     return frozenset(get_english_words_set(["web2"], lower=True))
 
 
+_NEGATABLE_ENDINGS = ("ed", "able", "ible")
 _NEGATING_PREFIX = re.compile(r"(?:un|non-?)(?=[a-z]{4})")
 
 
@@ -136,7 +151,10 @@ def negated_word(word: str, lang: str) -> str | None:
     if lang != "en" or (m := _NEGATING_PREFIX.match(word)) is None:
         return None
     rest = word[m.end() :]
-    return rest if rest in _english_words() and word not in _stop_words(lang) else None
+    if word in _stop_words(lang):
+        return None
+    # A participle or "-able" word is negated whole even when the list lacks it ("unremediated").
+    return rest if rest in _english_words() or (len(rest) >= 6 and rest.endswith(_NEGATABLE_ENDINGS)) else None
 
 
 def is_negation(word: str, lang: str) -> bool:
@@ -152,9 +170,11 @@ def is_condition(word: str, lang: str) -> bool:
 def stem_hashes(words: list[str], lang: str) -> list[str]:
     """The hashes of the content words among lower-cased ``words`` (stop words and negations left out)."""
     stops = _stop_words(lang)
+    # A hyphenated word is its parts ("syringe-feed" meets "syringe-fed" in "syringe").
+    parts = [part for word in words for part in word.split("-")]
     return [
         _stem_hash(lang, word)
-        for word in words
+        for word in parts
         if len(word) > 1 and word not in stops and not is_negation(word, lang) and not is_condition(word, lang)
     ]
 
@@ -174,7 +194,7 @@ def find_terms(text: str) -> Terms:
         words.update(stem_hashes(clause, lang))
         for word in clause:
             if (base := negated_word(word, lang)) is not None:  # "the unaffected lot" = "not affected"
-                counts["negated"] += 1
+                # marked, not counted: a translation compares counts of the cues every language has
                 words.update(stem_hashes([base], lang))
                 marked["negated"].update(stem_hashes([base], lang))
         for i, word in enumerate(clause):

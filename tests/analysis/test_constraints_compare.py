@@ -189,3 +189,37 @@ def test_a_negated_strict_bound_is_the_inclusive_bound_the_other_way():
     assert lost_classes(up, "The fee is over 40% of the rent; the ratio is at least 2.5.") == [
         "comparison:<= percent:40"
     ]
+
+
+def test_a_condition_restated_with_before_or_as_an_exception_is_carried():
+    """``until …`` restated with ``before …`` and ``except that …`` restated as an ``Exception:`` stay conditions."""
+    assert lost_classes("No launch until the audit is signed.", "No launch before the audit is signed.") == []
+    assert (
+        lost_classes(
+            "The fee is due monthly, except that no fee applies to charities.",
+            "Fee: monthly. Exception: charities pay no fee.",
+        )
+        == []
+    )
+    assert lost_classes("No launch until the audit is signed.", "Launch; the audit gets signed.") == [
+        "negation:no launch",
+        "qualifier:until the audit is signed",
+    ]
+
+
+def test_un_participles_and_hyphenated_words_carry_a_negation():
+    """``unpatched`` negates ``patched`` even outside the word list, and ``tube-feed`` meets ``tube-fed`` in ``tube``."""
+    assert (
+        lost_classes(
+            "Servers not reprovisioned by Friday are shut down.",
+            "Any server still unreprovisioned on Friday is shut down.",
+        )
+        == []
+    )
+    assert lost_classes("Don't tube-feed the patient tonight.", "The patient is not to be tube-fed tonight.") == []
+
+
+def test_a_json_none_negates_a_long_key():
+    """``"penalty_after_first_year_months": "none"`` negates *penalty*, four words before the cue."""
+    up = "Prepayment is allowed without penalty after the first year."
+    assert lost_classes(up, '{"prepayment_allowed": true, "penalty_after_first_year": "none"}') == []
