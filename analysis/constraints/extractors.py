@@ -193,6 +193,8 @@ def _unit(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     if amount is None:
         return []
     spelling = m["unit"]
+    if spelling == "in" and not _INCHES_END.match(text, m.end()):
+        return _bare_number(m["num"], m.start(), m.end("num"), text, reading)  # "5 in the box"
     if spelling in _ATTACHED_DURATIONS and m.end("num") == m.start("unit"):
         spelling = _ATTACHED_DURATIONS[spelling]  # "for: 10m", "[5m]", "2d": durations as ops write them
     between = text[m.end("num") : m.start("unit")].strip(" -").lower()
@@ -254,7 +256,11 @@ def _quantity(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
         return _percent(m, text, reading)
     if m["unit"]:
         return _unit(m, text, reading)
-    start, end = m.start(), m.end()
+    return _bare_number(m["num"], m.start(), m.end(), text, reading)
+
+
+def _bare_number(num: str, start: int, end: int, text: str, reading: Reading) -> list[Found]:
+    """A number without a unit at ``text[start:end]``: none when a word goes on from it or it numbers a list."""
     multiple = text[end : end + 1] in ("x", "×") and not text[end + 1 : end + 2].isalnum()  # "4.25x EBITDA"
     if (
         (text[end : end + 1].isalnum() and not multiple)
@@ -262,7 +268,7 @@ def _quantity(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
         or _is_list_marker(text, start, end)
     ):
         return []
-    value = _number(m["num"], reading)
+    value = _number(num, reading)
     return [make_found("number", value, start, end)] if value else []
 
 
@@ -335,6 +341,8 @@ _WRITTEN_NUMBER = re.compile(
     rf"(?<![\w-])(?i:(?:{trie_pattern(NUMBER_WORDS)})(?:{_NUMBER_PART})*(?:[ -]{_NUMBER_WORD})*)(?![\w-])"
 )
 _ATTACHED_DURATIONS = {"m": "min", "d": "day"}
+# "in" is inches only where a dimension ends: "24 in × 16 in", "48 in)", "12 in." — not "5 in the box".
+_INCHES_END = re.compile(r"[ \t]*(?:[x×*,;()\]\"/|]|\.(?!\w)|(?:and|or)\b|$)", re.MULTILINE)
 # What a number written in words counts: a unit written out after it (maybe after one adjective,
 # "three consecutive days"), or per cent. Symbols ("m", "g") are not read after a word.
 _WORDS_UNIT = re.compile(

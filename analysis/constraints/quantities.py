@@ -71,7 +71,7 @@ for _unit, *_spellings in (
     ("centimeter", "cm", "centimeter", "centimeters", "centimetre", "centimetres"),
     ("meter", "m", "meter", "meters", "metre", "metres"),
     ("kilometer", "km", "kilometer", "kilometers", "kilometre", "kilometres"),
-    ("inch", "inch", "inches"),
+    ("inch", "in", "inch", "inches"),
     ("foot ** 2", "sq ft", "sq. ft.", "sqft", "square feet", "square foot", "RSF"),
     ("meter ** 2", "m²", "sq m", "square meters", "square metres", "Quadratmeter"),
     ("acre", "acre", "acres"),
@@ -167,6 +167,21 @@ def canonical_quantity(value: Decimal, spelling: str) -> str | None:
     if symbol == "B":
         return f"{plain_number((value * Decimal(repr(factor))).quantize(Decimal(1)))} B"
     return f"{_round(float(value) * factor)} {symbol}"
+
+
+_DURATION_SECONDS = {"d": 86400, "h": 3600, "min": 60, "s": 1, "ms": Decimal("0.001")}
+
+
+def duration_seconds(value: str) -> Decimal | None:
+    """The seconds of a canonical duration (``"2 h"`` -> 7200), None for any other quantity."""
+    number, _, symbol = value.partition(" ")
+    scale = _DURATION_SECONDS.get(symbol)
+    return None if scale is None else Decimal(number) * scale
+
+
+def duration_value(seconds: Decimal) -> str:
+    """The canonical value of a duration of ``seconds``: ``7200`` -> ``"2 h"``."""
+    return _duration(seconds)
 
 
 def _duration(seconds: Decimal) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 
 from handoff.analysis.constraints.cache import (
     PIECE_CACHE_CHARS,
@@ -18,6 +19,7 @@ from handoff.analysis.constraints.cache import (
 from handoff.analysis.constraints.extractors import extractors_for
 from handoff.analysis.constraints.layout import layout_spans
 from handoff.analysis.constraints.phrases import find_phrases
+from handoff.analysis.constraints.quantities import canonical_quantity, duration_seconds, duration_value
 from handoff.analysis.constraints.reading import Reading, read_text
 from handoff.analysis.constraints.tokens import Constraint, Found
 from handoff.analysis.constraints.windows import Gate, View, fold, gate_spans
@@ -51,7 +53,57 @@ def _atoms(text: str, low: str, reading: Reading) -> tuple[list[Constraint], byt
             if taken.find(1, m.start() + shift, m.end() + shift) == -1:
                 _claim(build(m, view.text, reading), shift, taken, text, found)
     found.sort(key=lambda c: c.start)
-    return found, taken
+    return _dimensions(_joined_durations(found, text), text), taken
+
+
+# "2 hours 15 minutes", "14 min and 24 s": one duration written in two units.
+_DURATION_JOINER = re.compile(r"[ \t]*(?:,|and|y|et|und)?[ \t]*")
+
+
+def _joined_durations(found: list[Constraint], text: str) -> list[Constraint]:
+    """``found`` with each duration followed by a smaller one (``2 hours 15 minutes``) made one, summed."""
+    joined: list[Constraint] = []
+    for atom in found:
+        last = joined[-1] if joined else None
+        if last is not None and (total := _sum_durations(last, atom, text)) is not None:
+            joined[-1] = Constraint(
+                "unit", f"unit:{duration_value(total)}", text[last.start : atom.end], last.start, atom.end
+            )
+        else:
+            joined.append(atom)
+    return joined
+
+
+# "61 × 40.6 × 30.5 cm": the unit after the last number of a dimension is every number's.
+_TIMES = re.compile(r"[ \t]*[x×][ \t]*")
+_UNIT_AFTER_NUMBER = re.compile(r"[\d.,]+[ \t]?([^\d\s.,]\S*)")
+
+
+def _dimensions(found: list[Constraint], text: str) -> list[Constraint]:
+    """``found`` with each bare number of a ``a × b × c unit`` run given that unit."""
+    out = list(found)
+    spelling = None  # the unit of the run being read, right to left
+    for i in range(len(out) - 1, 0, -1):
+        unit, number = out[i], out[i - 1]
+        if number.cls != "number" or unit.cls != "unit" or not _TIMES.fullmatch(text, number.end, unit.start):
+            spelling = None
+            continue
+        written = _UNIT_AFTER_NUMBER.fullmatch(unit.text)
+        spelling = written.group(1) if written else spelling
+        value = canonical_quantity(Decimal(number.token[7:]), spelling) if spelling else None
+        if value is not None:
+            out[i - 1] = Constraint("unit", f"unit:{value}", number.text, number.start, number.end)
+    return out
+
+
+def _sum_durations(first: Constraint, second: Constraint, text: str) -> Decimal | None:
+    if first.cls != "unit" or second.cls != "unit" or not _DURATION_JOINER.fullmatch(text, first.end, second.start):
+        return None
+    a, b = duration_seconds(first.token[5:]), duration_seconds(second.token[5:])
+    step = duration_seconds("1 " + first.token.rpartition(" ")[2])
+    if a is None or b is None or step is None or not 0 < b < step:
+        return None  # "2 h 15 min" sums; "15 min 2 h" or "3 h 3 h" are two durations
+    return a + b
 
 
 def _claim_whole(

@@ -365,6 +365,13 @@ def test_paraphrases_are_a_known_limit():
         ("Add seven g of salt.", ["number:7"]),
         # A key naming business days or a unit on its own gives its value that unit.
         ('sla_business_days: 12\n{"weeks": 3}', ["unit:12 business days", "unit:21 d"]),
+        # One duration written in two units is their sum; two durations in a list stay two.
+        ("Downtime was 3 hours 20 minutes, then 5 min, 10 min.", ["unit:10 min", "unit:200 min", "unit:5 min"]),
+        # "in" ends a dimension as inches, and a dimension's last unit is every number's.
+        (
+            "Box: 10 in x 20 in (outer); tray 30 × 50 cm; put 5 in the box.",
+            ["number:5", "unit:0.254 m", "unit:0.3 m", "unit:0.5 m", "unit:0.508 m"],
+        ),
         # Torque and molar concentrations are quantities pint converts.
         (
             "Torque to 40 Nm; stop below 200 nmol/L.",
