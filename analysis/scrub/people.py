@@ -72,8 +72,16 @@ _ROLE = (
 _KIN = (
     r"(?:(?i:my|his|her|their|your)[ \t]+(?i:partner|friend|colleague|boss|flatmate|roommate)|(?i:wife|husband|son|"
     r"daughter|mother|father|brother|sister|neighbour|neighbor|grandmother|grandfather|grandson|granddaughter|aunt|"
-    r"uncle|cousin|nephew|niece|fiancée|fiancee|fiancé|fiance|girlfriend|boyfriend|stepson|stepdaughter))"
+    r"uncle|cousin|nephew|niece|fiancée|fiancee|fiancé|fiance|girlfriend|boyfriend|stepson|stepdaughter)|"
+    # German, French, Spanish, Portuguese, Italian and Dutch: "meine Partnerin Aino", "mon mari Jules"
+    r"(?i:meine|mein|meinem|meiner|ma|mon|mi|minha|meu|mia|mio|mijn)[ \t]+(?i:frau|mann|ehemann|ehefrau|partnerin|"
+    r"partner|tochter|sohn|mutter|vater|schwester|bruder|freundin|freund|kollegin|kollege|nachbarin|nachbar|femme|mari|"
+    r"fille|fils|mère|père|sœur|soeur|frère|compagne|compagnon|voisine|voisin|collègue|esposa|esposo|marido|mujer|hija|"
+    r"hijo|madre|padre|hermana|hermano|pareja|vecina|vecino|compañera|compañero|mulher|filha|filho|mãe|pai|irmã|irmão|"
+    r"vizinha|vizinho|colega|moglie|marito|figlia|figlio|sorella|fratello|compagna|compagno|vicina|vicino|collega|vrouw|"
+    r"man|dochter|zoon|moeder|vader|zus|broer|buurvrouw|buurman))"
 )
+_KIN_POSSESSIVES = frozenset("my his her their your meine mein meinem meiner ma mon mi minha meu mia mio mijn".split())
 # A speaker introducing themself ("I'm Olumide,", "Soy Diego de …", "my name is Grace").
 _INTRO = (
     r"(?i:i'm|i’m|i am|my name is|my name's|this is|soy|me llamo|je suis|je m'appelle|ich bin|ich heiße|"
@@ -154,9 +162,7 @@ _CUE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "sign-off": tuple(w.split()[0] for w in re.sub(r"\(\?i:|\)", "", _SIGN_OFF).split("|")),
     "role": tuple(re.sub(r"\(\?i:|\)", "", _ROLE).split("|")),
     "kin": tuple(
-        w
-        for w in re.sub(r"\(\?:|\(\?i:|\)|\[ \\t\]\+", "|", _KIN).split("|")
-        if w and w not in ("my", "his", "her", "their", "your")
+        w for w in re.sub(r"\(\?:|\(\?i:|\)|\[ \\t\]\+", "|", _KIN).split("|") if w and w not in _KIN_POSSESSIVES
     ),
     "intro": tuple(re.sub(r"\(\?i:|\)", "", _INTRO).split("|")),
     "here": (" here",),
@@ -331,10 +337,16 @@ def gazetteer_names(text: str, runs: list[re.Match[str]]) -> Iterator[Finding]:
         words = list(_WORD.finditer(match.group()))
         if len(words) < 2:
             continue
-        span = _gazetteer_span(gaz, [w.group() for w in words])
-        if span is not None:
-            start = match.start() + words[span[0]].start()
-            end = match.start() + words[span[1] - 1].end()
+        # "Debrief - João Pedro Ferreira - REQ-ENG": a spaced dash separates the parts of a title
+        cuts = [m.start() for m in _SPACED_DASH.finditer(match.group())]
+        for part in _split_at(words, cuts) if cuts else (words,):
+            if len(part) < 2:
+                continue
+            span = _gazetteer_span(gaz, [w.group() for w in part])
+            if span is None:
+                continue
+            start = match.start() + part[span[0]].start()
+            end = match.start() + part[span[1] - 1].end()
             start, end = _trim(text, start, end)
             if (
                 not _brand_at(text, start, end)
@@ -342,6 +354,19 @@ def gazetteer_names(text: str, runs: list[re.Match[str]]) -> Iterator[Finding]:
                 and not is_place(text[start:end])
             ):
                 yield Finding("PERSON", start, end, 0.7, "NameGazetteer", text[start:end])
+
+
+_SPACED_DASH = re.compile(r"[ \t]+[-–—][ \t]+")
+
+
+def _split_at(words: list[re.Match[str]], cuts: list[int]) -> list[list[re.Match[str]]]:
+    parts: list[list[re.Match[str]]] = [[]]
+    for word in words:
+        while cuts and word.start() > cuts[0]:
+            cuts = cuts[1:]
+            parts.append([])
+        parts[-1].append(word)
+    return parts
 
 
 # Words of place names ("Santa Clara", "Saint-Germain", "Fort Worth"), never of a person's name.
@@ -471,6 +496,8 @@ def _gazetteer_span(gaz: Gazetteer, words: list[str]) -> tuple[int, int] | None:
         None,
     )
     if first is None:
+        first = _surname_led(gaz, words, folded)
+    if first is None:
         return None
     prefix = folded[:first]
     start = 0 if prefix and all(gaz_name(gaz, w) for w in prefix) else first
@@ -498,6 +525,32 @@ def _gazetteer_span(gaz: Gazetteer, words: list[str]) -> tuple[int, int] | None:
     if end - start < 2 or folded[end - 1] in PARTICLES:
         return None
     return start, end
+
+
+def _surname_led(gaz: Gazetteer, words: list[str], folded: list[str]) -> int | None:
+    """Where a name the given-name lists miss begins: a word no list holds before a surname that ends the
+    run ("Rajesh Krishnamurthy")."""
+    for i in range(len(folded) - 1):
+        this, after = folded[i], folded[i + 1]
+        if (
+            after not in gaz.surnames
+            or after in gaz.dictionary
+            or after in PARTICLES
+            or len(after) < 4
+            or gaz.is_english_stem(after)
+            or i + 2 != len(folded)
+        ):
+            continue
+        if (
+            len(this) >= 3
+            and words[i][:1].isupper()
+            and not words[i].isupper()
+            and _unknown_name_word(gaz, this)
+            and this not in gaz.surnames
+            and not is_place(words[i])
+        ):
+            return i
+    return None
 
 
 def gaz_name(gaz: Gazetteer, folded: str) -> bool:

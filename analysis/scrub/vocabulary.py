@@ -67,7 +67,7 @@ _PARTICLE = (
     r"i|y|e|Ní|Nic|Ó|Ua)"
 )
 # One person's name as written: words, particles between them, initials ("J. R. Okafor").
-NAME_SEQ = rf"(?:{INITIAL}\s?)?{NAME_WORD}(?:(?:[ \t]|[ \t]?-[ \t]?)(?:{_PARTICLE}[ \t]+){{0,2}}(?:{NAME_WORD}|{U}\.(?!\w))){{0,5}}"
+NAME_SEQ = rf"(?:{INITIAL}\s?)?{NAME_WORD}(?:(?:[ \t]|-(?![ \t]))(?:{_PARTICLE}[ \t]+){{0,2}}(?:{NAME_WORD}|{U}\.(?!\w))){{0,5}}"
 NAME_SEQ_RE = re.compile(rf"(?={U}){NAME_SEQ}")  # the lookahead lets re skip to capitals
 NAME_BOUNDARY = frozenset("@./#$%&<\\-_")
 

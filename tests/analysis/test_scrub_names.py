@@ -202,3 +202,24 @@ def test_vintages_venues_firms_document_labels_and_sentences_are_not_people(scru
 def test_a_speaker_with_an_initial_and_a_customer_field_still_hold_names(scrubber):
     text = "Customer: Ingrid Solberg\nJohn D.: can you resend the invoice?"
     assert _left(scrubber, text, ("Ingrid Solberg",)) == []
+
+
+def test_a_name_between_spaced_dashes_in_a_title_is_found_alone(scrubber):
+    text = "Subject: Offer - Thiago Henrique Albuquerque Moreira - REQ-HR-5521 - please sign"
+    out = scrubber.scrub_text(text)
+    assert "Thiago" not in out and "Moreira" not in out and "REQ-HR-5521 - please sign" in out
+
+
+def test_relatives_in_german_french_and_spanish_are_people(scrubber):
+    text = (
+        "Mein Mann Okwudili holt das Paket ab.\n"
+        "Meine Kollegin Thandiwe Mahlangu ruft an.\n"
+        "Mi esposa Itziar firmará el contrato."
+    )
+    assert _left(scrubber, text, ("Okwudili", "Thandiwe", "Mahlangu", "Itziar")) == []
+
+
+def test_a_given_name_the_lists_lack_before_a_known_surname_is_a_person(scrubber):
+    text = "The account's new owner in Pune is Murugan Krishnan (VP, Supply Chain)."
+    assert _left(scrubber, text, ("Murugan Krishnan",)) == []
+    assert scrubber.scrub_text("Units at Katendrecht Lofts,KL-03,3BR") == "Units at Katendrecht Lofts,KL-03,3BR"
