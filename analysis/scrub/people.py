@@ -21,6 +21,7 @@ import functools
 import re
 from collections.abc import Iterable, Iterator
 
+from handoff.analysis.scrub import cues
 from handoff.analysis.scrub.findings import Finding, shifted
 from handoff.analysis.scrub.gazetteer import Gazetteer, fold, gazetteer, is_place
 from handoff.analysis.scrub.labels import label_of
@@ -45,74 +46,19 @@ _WORD = re.compile(rf"{LETTER}(?:{LETTER}|['’\-.](?={LETTER}))*\.?")
 _HONORIFIC_PREFIX = re.compile(rf"(?:(?:{HONORIFICS})\.?\s+)+")
 _LOWER_NAME = re.compile(r"[a-zà-ÿ][a-zà-ÿ'\-]+(?: [a-zà-ÿ][a-zà-ÿ'\-]+){1,3}(?=\s*(?:[,.;)\"]|$))")
 _NAME = rf"(?P<name>{NAME_SEQ})"
-_GREETING = (
-    r"(?i:dear|hi|hello|hey|hiya|morning|good morning|good afternoon|good evening|thanks|thank you|many thanks|"
-    r"cheers|olá|ola|oi|hola|buenos días|bonjour|salut|hallo|ciao|liebe|lieber|sehr geehrte|sehr geehrter|"
-    r"estimado|estimada|querido|querida|caro|cara|beste|hej|hei|hoi|moi|kære|merhaba|salam|assalamu alaikum|namaste|sawasdee)"
-)
-_SIGN_OFF = (
-    r"(?i:regards|best regards|kind regards|warm regards|warmest regards|many thanks|best wishes|best|sincerely|"
-    r"yours sincerely|yours faithfully|yours truly|cheers|thanks|thank you|take care|all the best|respectfully|"
-    r"mit freundlichen grüßen|mit freundlichen grüssen|viele grüße|beste grüße|liebe grüße|saludos|un saludo|"
-    r"atentamente|cordialement|bien à vous|cumprimentos|atenciosamente|abraços|obrigado|obrigada|"
-    r"met vriendelijke groet|groeten|groet|groetjes|hälsningar|terveisin|pozdrowienia|s pozdravem|"
-    r"cordiali saluti|distinti saluti|med vänlig hälsning|vänliga hälsningar|"
-    r"med venlig hilsen|hilsen|pozdrawiam|z poważaniem|saygılarımla|terima kasih|salam|regards from)"
-)
-_ROLE = (
-    r"(?i:driver|neighbour|neighbor|secretary|customer|client|patient|claimant|policyholder|tenant|landlord|"
-    r"applicant|candidate|employee|colleague|manager|supervisor|doctor|nurse|agent|rep|technician|engineer|student|"
-    r"member|resident|caller|passenger|guest|recipient|witness|lead|director|officer|assistant|contractor|courier|"
-    r"buyer|requester|reporter|assignee|approver|signatory|guardian|mother|father|son|daughter|wife|husband|"
-    r"brother|sister|friend|tutor|teacher|coach|adjuster|investigator|handler|advisor|adviser|consultant|"
-    r"representative|attorney|lawyer|solicitor|notary|pharmacist|surgeon|dentist|therapist|counsellor|counselor|"
-    r"interviewer|recruiter|trainee|intern|volunteer|owner|founder|ceo|cfo|cto|coo|vp|chair|chairman|president)"
-)
-# Relatives and neighbours: what follows is a person ("my wife Golnaz", "Neighbour Mwangi").
-_KIN = (
-    r"(?:(?i:my|his|her|their|your)[ \t]+(?i:partner|friend|colleague|boss|flatmate|roommate)|(?i:wife|husband|son|"
-    r"daughter|mother|father|brother|sister|neighbour|neighbor|grandmother|grandfather|grandson|granddaughter|aunt|"
-    r"uncle|cousin|nephew|niece|fiancée|fiancee|fiancé|fiance|girlfriend|boyfriend|stepson|stepdaughter)|"
-    # German, French, Spanish, Portuguese, Italian and Dutch: "meine Partnerin Aino", "mon mari Jules"
-    r"(?i:meine|mein|meinem|meiner|ma|mon|mi|minha|meu|mia|mio|mijn)[ \t]+(?i:frau|mann|ehemann|ehefrau|partnerin|"
-    r"partner|tochter|sohn|mutter|vater|schwester|bruder|freundin|freund|kollegin|kollege|nachbarin|nachbar|femme|mari|"
-    r"fille|fils|mère|père|sœur|soeur|frère|compagne|compagnon|voisine|voisin|collègue|esposa|esposo|marido|mujer|hija|"
-    r"hijo|madre|padre|hermana|hermano|pareja|vecina|vecino|compañera|compañero|mulher|filha|filho|mãe|pai|irmã|irmão|"
-    r"vizinha|vizinho|colega|moglie|marito|figlia|figlio|sorella|fratello|compagna|compagno|vicina|vicino|collega|vrouw|"
-    r"man|dochter|zoon|moeder|vader|zus|broer|buurvrouw|buurman))"
-)
-_KIN_POSSESSIVES = frozenset("my his her their your meine mein meinem meiner ma mon mi minha meu mia mio mijn".split())
-# A speaker introducing themself ("I'm Olumide,", "Soy Diego de …", "my name is Grace").
-_INTRO = (
-    r"(?i:i'm|i’m|i am|my name is|my name's|this is|soy|me llamo|je suis|je m'appelle|ich bin|ich heiße|"
-    r"mi chiamo|eu sou|meu nome é|jeg er|ik ben)"
-)
-_INTRO_END = r"(?=[ \t]*(?:[,.!;)\n]|$)|[ \t]+(?i:from|here|with|at|and|of|de|da|del|von|van|speaking)\b)"
-# Words after which a full name (two words or more) is a person ("signed by Eilidh MacLeod", "to Priyanka Ramachandran").
-_PREPOSITION = (
-    r"(?i:by|from|to|with|for|cc|ask|asked|told|tell|call|called|emailed|contact|contacted|ping|pinged|met|per|"
-    r"under|via|thanks to)"
-)
-# A verb of record-keeping before "by": who signed, reported or approved is a person ("Reported by: Bartosz Wiśniewski").
-_DONE_BY = (
-    r"(?i:signed|countersigned|reported|prepared|approved|reviewed|written|submitted|raised|logged|authored|noted|"
-    r"requested|created|updated|edited|assigned|witnessed|completed|checked|verified|handled|escalated|note|comment|"
-    r"notes|comments|sign-off|signoff)"
-)
-_SPEAKER_PREFIX = r"(?:\[[^\]\n]{1,32}\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?[ \t]+|[-*>][ \t]+)?"
 _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("honorific", re.compile(rf"(?<![\w])(?:{HONORIFICS})\.?[ \t]+{_NAME}")),
     (
         "greeting",
         re.compile(
-            rf"(?:^|(?<=[\s(\"'>]))(?:{_GREETING})[ \t,]+{_NAME}(?=[ \t]*(?:[,!.:;)\n—–-]|$))",
+            rf"(?:^|(?<=[\s(\"'>]))(?:{cues.GREETING})[ \t,]+{_NAME}(?=[ \t]*(?:[,!.:;)\n—–-]|$))",
             re.MULTILINE,
         ),
     ),
     (
         "sign-off",
         re.compile(
-            rf"(?:{_SIGN_OFF})[ \t]*[,.!]?[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—]+[ \t]*)?{_NAME}[ \t]*(?=[,(\n|]|$)"
+            rf"(?:{cues.SIGN_OFF})[ \t]*[,.!]?[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—]+[ \t]*)?{_NAME}[ \t]*(?=[,(\n|]|$)"
         ),
     ),
     (
@@ -126,7 +72,7 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "speaker",
         re.compile(
-            rf"^{_SPEAKER_PREFIX}(?:(?i:agent|customer|caller|client|user|guest|resident|patient|driver|rep|advisor|"
+            rf"^{cues.SPEAKER_PREFIX}(?:(?i:agent|customer|caller|client|user|guest|resident|patient|driver|rep|advisor|"
             rf"member|staff|host|nurse|doctor|tech)[ \t]+)?{_NAME}(?:[ \t]*\([^)\n]{{0,40}}\))?"
             rf"(?:[ \t]*\[[^\]\n]{{0,24}}\]|[ \t]+\d{{1,2}}:\d{{2}}(?::\d{{2}})?)?[ \t]*:[ \t]+(?![\d+\-])",
             re.MULTILINE,
@@ -142,10 +88,10 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "role",
-        re.compile(rf"(?<![\w-]){_ROLE}[ \t]*[,:]?[ \t]+(?:\((?=[^)\n]*\)))?{_NAME}"),
+        re.compile(rf"(?<![\w-]){cues.ROLE}[ \t]*[,:]?[ \t]+(?:\((?=[^)\n]*\)))?{_NAME}"),
     ),
-    ("kin", re.compile(rf"(?<![\w-]){_KIN}[ \t]*,?[ \t]+{_NAME}")),
-    ("intro", re.compile(rf"(?<![\w-]){_INTRO}[ \t]+{_NAME}{_INTRO_END}")),
+    ("kin", re.compile(rf"(?<![\w-]){cues.KIN}[ \t]*,?[ \t]+{_NAME}")),
+    ("intro", re.compile(rf"(?<![\w-]){cues.INTRO}[ \t]+{_NAME}{cues.INTRO_END}")),
     (
         "here",
         re.compile(rf"(?:^|(?<=[.!?][ \t])|(?<=[.!?][ \t]{{2}})){_NAME}[ \t]+here(?=[ \t]*[,.!:;—–-])", re.MULTILINE),
@@ -158,20 +104,22 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 # Literals every match of a cue contains (lower case; honorifics are matched case-sensitively).
 _CUE_KEYWORDS: dict[str, tuple[str, ...]] = {
-    "greeting": tuple(w for w in re.sub(r"\(\?i:|\)", "", _GREETING).split("|")),
-    "sign-off": tuple(w.split()[0] for w in re.sub(r"\(\?i:|\)", "", _SIGN_OFF).split("|")),
-    "role": tuple(re.sub(r"\(\?i:|\)", "", _ROLE).split("|")),
+    "greeting": tuple(w for w in re.sub(r"\(\?i:|\)", "", cues.GREETING).split("|")),
+    "sign-off": tuple(w.split()[0] for w in re.sub(r"\(\?i:|\)", "", cues.SIGN_OFF).split("|")),
+    "role": tuple(re.sub(r"\(\?i:|\)", "", cues.ROLE).split("|")),
     "kin": tuple(
-        w for w in re.sub(r"\(\?:|\(\?i:|\)|\[ \\t\]\+", "|", _KIN).split("|") if w and w not in _KIN_POSSESSIVES
+        w
+        for w in re.sub(r"\(\?:|\(\?i:|\)|\[ \\t\]\+", "|", cues.KIN).split("|")
+        if w and w not in cues.KIN_POSSESSIVES
     ),
-    "intro": tuple(re.sub(r"\(\?i:|\)", "", _INTRO).split("|")),
+    "intro": tuple(re.sub(r"\(\?i:|\)", "", cues.INTRO).split("|")),
     "here": (" here",),
     "paren-speaker": ("):",),
     "name-suffix": ("-san", "-sama", "-kun", "-chan", "-sensei", "-senpai", "-ssi", "-nim"),
     "display-name": ("<",),
     "dash-signature": (" -", " –", " —", "\t-", "\t–", "\t—"),
 }
-_SIGN_OFF_PHRASES = tuple(re.sub(r"\(\?i:|\)", "", _SIGN_OFF).split("|"))
+_SIGN_OFF_PHRASES = tuple(re.sub(r"\(\?i:|\)", "", cues.SIGN_OFF).split("|"))
 _SIGN_OFF_CUE = dict(_CUES)["sign-off"]
 _WORD_CUES = frozenset({"greeting", "role", "kin", "intro"})  # cues whose keyword must begin a word
 _HONORIFIC_KEYWORDS = tuple(w.replace("\\", "") for w in HONORIFICS.split("|"))
@@ -298,8 +246,10 @@ def _cue_findings(text: str, cue: str, matches: Iterable[re.Match[str]]) -> Iter
             yield Finding("PERSON", start, end, 0.85, f"NameCue:{cue}", text[start:end])
 
 
-_DONE_BY_BEFORE = re.compile(rf"(?<![\w-]){_DONE_BY}(?:[ \t]+for[ \t]+[^,.\n]{{1,40}}?)?[ \t]+(?i:by)[ \t]*:?[ \t]+$")
-_PREPOSITION_BEFORE = re.compile(rf"(?<![\w-]){_PREPOSITION}[ \t]*:?[ \t]+$")
+_DONE_BY_BEFORE = re.compile(
+    rf"(?<![\w-]){cues.DONE_BY}(?:[ \t]+for[ \t]+[^,.\n]{{1,40}}?)?[ \t]+(?i:by)[ \t]*:?[ \t]+$"
+)
+_PREPOSITION_BEFORE = re.compile(rf"(?<![\w-]){cues.PREPOSITION}[ \t]*:?[ \t]+$")
 
 
 def preposition_names(text: str, runs: list[re.Match[str]]) -> Iterator[Finding]:
@@ -463,7 +413,10 @@ def _run_words(run: str) -> tuple[str, tuple[tuple[int, int, str, str], ...]]:
     return folded, tuple(words)
 
 
-_OPENERS = frozenset(re.sub(r"\(\?i:|\)", "", _GREETING + "|" + _SIGN_OFF + "|" + _ROLE).split("|")) | HONORIFIC_WORDS
+_OPENERS = (
+    frozenset(re.sub(r"\(\?i:|\)", "", cues.GREETING + "|" + cues.SIGN_OFF + "|" + cues.ROLE).split("|"))
+    | HONORIFIC_WORDS
+)
 # Words that open a sentence before a name and that the word lists lack: contractions, other languages' "I am".
 _PRONOUN_OPENERS = frozenset(
     "i i'm i’m im i'll i’ll i'd i’d we we're we’re it's it’s let's let’s soy sou je ich bin sono".split()
