@@ -123,6 +123,10 @@ def _date_numeric(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     return _date_emit(m, reading, c, int(month), day)
 
 
+def _year_month(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
+    return _date_emit(m, reading, m["y"], int(m["mo"]), None)
+
+
 def _date_named(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     month = MONTHS.get(m["mon"].lower().rstrip("."))
     return _date_emit(m, reading, m["y"] or m["y2"], month, m["d"]) if month else []
@@ -233,7 +237,9 @@ def _id_hyphenated(m: re.Match[str], text: str, reading: Reading) -> list[Found]
 
 
 def _id_plain(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
-    return [make_found("id", m.group(), m.start(), m.end())] if len(m.group()) > 1 else []
+    if len(m.group()) < 2 or _ZONE_NAME.fullmatch(m.group()):  # "UTC-5" names a zone
+        return []
+    return [make_found("id", m.group(), m.start(), m.end())]
 
 
 def _id_underscored(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
@@ -266,6 +272,7 @@ def _bare_number(num: str, start: int, end: int, text: str, reading: Reading) ->
         (text[end : end + 1].isalnum() and not multiple)
         or text[end : end + 1] == "_"
         or _is_list_marker(text, start, end)
+        or _ZONE_OFFSET_BEFORE.search(text, max(0, start - 4), start)  # "UTC+8" names a zone
     ):
         return []
     value = _number(num, reading)
@@ -341,6 +348,8 @@ _WRITTEN_NUMBER = re.compile(
     rf"(?<![\w-])(?i:(?:{trie_pattern(NUMBER_WORDS)})(?:{_NUMBER_PART})*(?:[ -]{_NUMBER_WORD})*)(?![\w-])"
 )
 _ATTACHED_DURATIONS = {"m": "min", "d": "day"}
+_ZONE_OFFSET_BEFORE = re.compile(r"(?:UTC|GMT)[ \t]?[+−-]\Z")
+_ZONE_NAME = re.compile(r"(?:UTC|GMT)[+−-]\d{1,2}(?::?\d\d)?")
 # "in" is inches only where a dimension ends: "24 in × 16 in", "48 in)", "12 in." — not "5 in the box".
 _INCHES_END = re.compile(r"[ \t]*(?:[x×*,;()\]\"/|]|\.(?!\w)|(?:and|or)\b|$)", re.MULTILINE)
 # What a number written in words counts: a unit written out after it (maybe after one adjective,
@@ -497,6 +506,13 @@ def _extractors(num: str, amount: str) -> tuple[Extractor, ...]:
         (
             re.compile(r"(?P<a>\d(?<![\w.]\d)\d{0,3})(?P<sep>[-/.])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{1,4})(?![\d]|\.\d)"),
             _date_numeric,
+            _DIGITS,
+            None,
+        ),
+        # 2026-02: a month of a year (a billing period), not the number 2026.
+        (
+            re.compile(r"(?P<y>(?:19|20)\d\d)(?<![\w.-]\d{4})-(?P<mo>0[1-9]|1[0-2])(?![\w-]|\.\d)"),
+            _year_month,
             _DIGITS,
             None,
         ),

@@ -205,3 +205,31 @@ def _round(magnitude: float) -> str:
 
 # Months and years are not a whole number of days: they are compared in months.
 _CALENDAR = {"month": Decimal(1), "year": Decimal(12)}
+
+
+@cache
+def _factors(symbol: str) -> tuple[float, ...]:
+    """How many base units (``symbol``) one of each unit pint converts to it makes: kg -> (1e-06, 0.001, 1.0, …)."""
+    factors = set()
+    for unit in set(PINT_UNITS.values()) - set(_CALENDAR):
+        scale = _scale(unit)
+        if scale is not None and scale[0] == symbol:
+            factors.add(scale[1])
+    return tuple(sorted(factors))
+
+
+def written_values(value: str) -> frozenset[Decimal]:
+    """The numbers a canonical quantity may have been written as, in any unit of its dimension
+    (three significant digits): ``"0.00025 kg"`` -> {250 (mg), 0.25 (g), 0.00025 (kg), …}."""
+    number, _, symbol = value.partition(" ")
+    seconds = duration_seconds(value)
+    if seconds is not None:
+        return frozenset(plain_decimal(seconds / Decimal(size)) for size in (1, 60, 3600, 86400, 604800))
+    if symbol in ("month", "months"):
+        return frozenset({Decimal(number), plain_decimal(Decimal(number) / 12)})
+    return frozenset(Decimal(_round(float(number) / factor)) for factor in _factors(symbol))
+
+
+def plain_decimal(value: Decimal) -> Decimal:
+    """``value`` at three significant digits, normalized: 2.3333 -> 2.33, 250.0 -> 250."""
+    return Decimal(_round(float(value)))

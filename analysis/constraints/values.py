@@ -11,8 +11,11 @@ those: the same value under a class that states less, never a different value.
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
+
+from handoff.analysis.constraints.quantities import written_values
 
 _AMOUNT = re.compile(r"[A-Z]{3}(\d+(?:\.\d+)?)")
 _LEADING = re.compile(r"\d+(?:\.\d+)?")
@@ -84,6 +87,38 @@ def _units_by_symbol(downstream: frozenset[str]) -> dict[str, list[Decimal]]:
     return units
 
 
+_SMALLEST_SCALED = 10
+
+
+def _number_written_otherwise(value: Decimal, downstream: frozenset[str]) -> bool:
+    """Whether a bare number is stated downstream as what it counts in a table or a JSON field:
+    a quantity in the unit a column or key named (``dose_mg`` 250 = ``0.25 g``), a year of a date
+    (``2027`` = ``31 December 2027``), epoch seconds as their day (``1773014400`` = ``9 March
+    2026``), an amount in minor units (``"amount": 1416506`` = ``$14,165.06``)."""
+    if value >= _SMALLEST_SCALED and value in _written_quantities(downstream):
+        return True  # a small count ("2 results") meets some conversion of any quantity by chance
+    if value == value.to_integral_value():
+        whole = int(value)
+        if 1900 <= whole <= 2100 and any(t.startswith(f"date:{whole}") for t in downstream):
+            return True
+        if 1_000_000_000 <= whole < 2_200_000_000:
+            day = datetime.fromtimestamp(whole, timezone.utc).date().isoformat()
+            return f"date:{day}" in downstream or f"date:--{day[5:]}" in downstream
+        if whole >= 100 and (value / 100).normalize() in _amounts(downstream):
+            return True
+    return False
+
+
+@lru_cache(maxsize=256)
+def _written_quantities(downstream: frozenset[str]) -> frozenset[Decimal]:
+    return frozenset(n for token in downstream if token.startswith("unit:") for n in written_values(token[5:]))
+
+
+@lru_cache(maxsize=256)
+def _amounts(downstream: frozenset[str]) -> frozenset[Decimal]:
+    return frozenset(v for token in downstream if token.startswith("money:") and (v := stated_value(token)) is not None)
+
+
 _DOTTED_REF = re.compile(r"\d+(?:\.\d+)+")
 
 
@@ -136,7 +171,11 @@ def atom_carried(token: str, downstream: frozenset[str]) -> bool:
     if cls == "unit" and _near_quantity(token, value, downstream):
         return True
     if cls == "number":
-        return value in values or (0 < value < 1 and (value * 100).normalize() in values)
+        return (
+            value in values
+            or (0 < value < 1 and (value * 100).normalize() in values)
+            or _number_written_otherwise(value, downstream)
+        )
     if (cls, value) in typed:
         return False  # the same value in another unit or currency: a change ("9 hours" -> "9 days")
     if cls == "percent":

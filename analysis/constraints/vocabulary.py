@@ -113,12 +113,13 @@ EU_AMOUNT = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|\d+,\d{1,2}")
 # A "-hh:mm" offset only counts after seconds (ISO timestamps): "02:00-04:00" is a range.
 TIME_ZONES = (
     r"(?:UTC|GMT)[+-]\d{1,2}(?::?\d{2})?|UTC|GMT|Z|\+\d{2}:?\d{2}|(?<=:\d\d:\d\d)-\d{2}:?\d{2}"
-    r"|[ECMP][SD]T|CES?T|WES?T|EES?T|MES?Z|BST|IST|JST|AE[SD]T|[ECMP]T"
+    r"|[ECMP][SD]T|CES?T|WES?T|EES?T|MES?Z|BST|IST|JST|AE[SD]T|SGT|HKT|KST|MSK|NZ[SD]T|[ECMP]T"
 )
 # Minutes east of UTC of the zone names a time can carry; ET, CT, PT (offset unknown) are kept as names.
 ZONE_OFFSETS = {
     "UTC": 0, "GMT": 0, "Z": 0, "WET": 0, "WEST": 60, "BST": 60, "CET": 60, "CEST": 120,
     "EET": 120, "EEST": 180, "MEZ": 60, "MESZ": 120, "IST": 330, "JST": 540, "AEST": 600, "AEDT": 660,
+    "SGT": 480, "HKT": 480, "KST": 540, "MSK": 180, "NZST": 720, "NZDT": 780,
     "EST": -300, "EDT": -240, "CST": -360, "CDT": -300, "MST": -420, "MDT": -360, "PST": -480, "PDT": -420,
 }  # fmt: skip
 

@@ -268,3 +268,21 @@ def test_a_multiple_written_with_x_is_its_number():
     """'4.25x EBITDA' states 4.25 as '4.25 times' does; '3x3' and '0x1f' are not multiples."""
     assert compare_constraints(stored_tokens("net debt 1.1 times EBITDA"), stored_tokens("net debt 1.1x EBITDA")) == []
     assert _atoms("a 3x3 grid, flag 0x1f") == []
+
+
+def test_a_bare_number_is_carried_by_what_its_column_or_key_counts():
+    """A CSV or JSON number is carried by the quantity, date or amount its header or key names, not by a chance match."""
+    up = "drug,dose_mg,interval_h\namoxicillin,250,12\n"
+    assert compare_constraints(stored_tokens(up), stored_tokens("Amoxicillin 0.25 g every 12 hours.")) == []
+    payout = '{"amount": 1416506, "currency": "usd", "arrival_date": 1773273600, "fixed_until": 2027}'
+    down = "A payout of $14,165.06 arrives on 12 March 2026; prices are fixed until 31 December 2027."
+    assert compare_constraints(stored_tokens(payout), stored_tokens(down)) == []
+    assert [
+        f.token for f in compare_constraints(stored_tokens("Keep the 2 latest results."), stored_tokens("Keep 2 g."))
+    ] == ["number:2"]
+
+
+def test_a_year_month_and_a_zone_offset_are_no_numbers():
+    """``2026-02`` is a month of a year, ``UTC+8`` and ``UTC-5`` name zones, ``22:00 SGT`` is 14:00 UTC."""
+    assert _atoms('"period": "2026-02"') == ["date:2026-02"]
+    assert _atoms("Berth at 22:00 SGT (UTC+8); the agent works in UTC-5.") == ["time:14:00Z"]
