@@ -228,7 +228,10 @@ _POSTFIX_CUES = {
 }
 # A key that names a bound, in JSON, YAML or a form: ``"max_nights": 3``, ``min_replicas: 2``.
 _KEY_WORDS = "max|maximum|min|minimum|limit|cap|within"
-_KEY = re.compile(rf"(?<![\w])(?:({_KEY_WORDS})[_ -]?\w*|\w+[_ ]({_KEY_WORDS}))\"?[ \t]*[:=][ \t]*\"?\Z")
+# The word may also be a middle segment: "notice_min_months", "uptime_min_pct_per_month".
+_KEY = re.compile(
+    rf"(?<![\w])(?:({_KEY_WORDS})[_ -]?\w*|\w+[_ ]({_KEY_WORDS})|[a-z0-9]+_({_KEY_WORDS})_\w+)\"?[ \t]*[:=][ \t]*\"?\Z"
+)
 _KEY_OPS = {"max": "<=", "maximum": "<=", "limit": "<=", "cap": "<=", "within": "<=", "min": ">=", "minimum": ">="}
 
 
@@ -287,7 +290,7 @@ def find_bounds(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constr
             continue
         key = _KEY.search(low, *window) if _any_in(marks, *window) and _any_in(words, *window) else None
         if key is not None:
-            yield _bound(_KEY_OPS[key.group(1) or key.group(2)], atom, atom.start, atom.end, text)
+            yield _bound(_KEY_OPS[key.group(1) or key.group(2) or key.group(3)], atom, atom.start, atom.end, text)
             continue
         line_end = low.find("\n", atom.end)  # a postfix cue is on the value's line
         m = (

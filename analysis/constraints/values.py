@@ -180,4 +180,6 @@ def atom_carried(token: str, downstream: frozenset[str]) -> bool:
         return False  # the same value in another unit or currency: a change ("9 hours" -> "9 days")
     if cls == "percent":
         return value in numbers or (value / 100).normalize() in numbers
+    if cls == "unit" and value not in numbers:  # "age >= 80" for "80 years": the number in the unit written
+        return any(n >= _SMALLEST_SCALED and n in numbers for n in written_values(token[5:]))
     return value in numbers

@@ -223,3 +223,12 @@ def test_a_json_none_negates_a_long_key():
     """``"penalty_after_first_year_months": "none"`` negates *penalty*, four words before the cue."""
     up = "Prepayment is allowed without penalty after the first year."
     assert lost_classes(up, '{"prepayment_allowed": true, "penalty_after_first_year": "none"}') == []
+
+
+def test_a_bound_on_a_quantity_is_carried_by_a_key_that_names_the_bound_and_its_unit():
+    """``at least 65 years`` = ``"applicant_min_age_years": 65``; ``"uptime_min_pct_per_month": 99.5`` = ``at least 99.5%``."""
+    assert lost_classes("Applicants must be at least 65 years old.", '{"applicant_min_age": 65}') == []
+    assert lost_classes("Uptime of at least 99.5% per month.", '{"uptime_min_pct_per_month": 99.5}') == []
+    assert lost_classes("Uptime of at least 99.5% per month.", '{"uptime_pct_per_month": 99.5}') == [
+        "comparison:>= percent:99.5"
+    ]
