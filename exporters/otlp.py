@@ -25,6 +25,7 @@ from typing import Any
 
 from handoff.config import Settings
 from handoff.diagnostics import warn_once
+from handoff.exporters.deferred_spans import flush_all
 from handoff.exporters.spans import private_provider, resolve_provider
 
 TRACES_PATH = "/v1/traces"
@@ -127,7 +128,8 @@ def _detach(tracer_provider: Any) -> None:
 
 
 def force_flush(timeout_s: float = 30.0) -> bool:
-    """Export every finished span still waiting in handoff's OTLP processors."""
+    """Emit the ended handoff spans, then export every finished span still waiting in handoff's OTLP processors."""
+    emitted = flush_all(timeout_s)
     with _lock:
         processors = [processor for _, processor in _attached.values()]
-    return all(processor.force_flush(int(timeout_s * 1000)) for processor in processors)
+    return all([processor.force_flush(int(timeout_s * 1000)) for processor in processors]) and emitted

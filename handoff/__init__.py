@@ -84,7 +84,7 @@ def shutdown(timeout_s: float = 30.0) -> bool:
     """Flush and stop the background writer (done automatically at interpreter exit)."""
     from handoff.capture.recorder import get_recorder, replace_recorder
 
-    done = get_recorder().writer.force_flush(timeout_s)
+    done = get_recorder().flush(timeout_s)
     replace_recorder(None, timeout_s)
     return done
 

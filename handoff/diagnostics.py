@@ -56,6 +56,7 @@ class Counters:
         "capture_errors",
         "encode_errors",
         "spilled",
+        "span_errors",
     )
 
     def __init__(self) -> None:

@@ -32,7 +32,7 @@ class CapturedRecords(InMemoryExporter):
 
     def flush(self, timeout_s: float = 10.0) -> bool:
         """Export everything recorded so far into this object."""
-        return self.recorder.writer.force_flush(timeout_s)
+        return self.recorder.flush(timeout_s)
 
     def stats(self) -> dict[str, int]:
         """The capturing recorder's counters."""
@@ -49,5 +49,5 @@ def capture(**settings) -> Iterator[CapturedRecords]:
     try:
         yield records
     finally:
-        recorder.writer.shutdown(10.0)
+        recorder.shutdown(10.0)
         swap_recorder(previous)

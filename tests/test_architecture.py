@@ -24,8 +24,10 @@ PACKAGE_DIRS: dict[str, str] = PYPROJECT["tool"]["setuptools"]["package-dir"]
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 80
 #: Private names of other projects we rely on: documented (namedtuple's ``_asdict``) or the only
-#: way in (OpenTelemetry's key for suppressing instrumentation, which the writer thread sets).
-FOREIGN_PRIVATES = {"_asdict", "_SUPPRESS_INSTRUMENTATION_KEY"}
+#: way in (OpenTelemetry's key for suppressing instrumentation, which the writer thread sets; the
+#: span limits and instrumentation scope of an SDK tracer, which the twin tracer that emits handoff
+#: spans after the step must be built with, in exporters/deferred_spans.py).
+FOREIGN_PRIVATES = {"_asdict", "_SUPPRESS_INSTRUMENTATION_KEY", "_span_limits", "_instrumentation_scope"}
 
 
 def _modules() -> dict[str, Path]:

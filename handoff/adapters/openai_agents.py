@@ -188,4 +188,4 @@ class HandoffTracingProcessor(TracingProcessor):
 
     def force_flush(self) -> None:
         """Write everything recorded so far through the handoff writer."""
-        get_recorder().writer.force_flush()
+        get_recorder().flush()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -85,7 +86,7 @@ class Recorder:
         self.settings = settings
         self.counters = Counters()
         self.digest, self.digest_alg = _digest_function(settings.digest_key)
-        self.spans = SpanRecorder(settings.tracer_provider)
+        self.spans = SpanRecorder(settings.tracer_provider, self.counters)
         self.otlp = attach_otlp(settings.otlp_endpoint, settings.tracer_provider, settings)
         self.writer = build_writer(settings, counters=self.counters, exporter_factory=exporter_factory)
         _register_metrics_once()
@@ -94,6 +95,18 @@ class Recorder:
         """Hand a record to the background writer (never blocks, never raises)."""
         if self.settings.enabled:
             self.writer.on_end(record)
+
+    def flush(self, timeout_s: float = 30.0) -> bool:
+        """Emit the ended spans, then write every record queued so far; ``False`` if ``timeout_s`` ran out."""
+        deadline = time.monotonic() + timeout_s
+        emitted = self.spans.emitter.flush(timeout_s)
+        return self.writer.force_flush(max(0.0, deadline - time.monotonic())) and emitted
+
+    def shutdown(self, timeout_s: float = 30.0) -> bool:
+        """Emit the ended spans and stop the writer once it has written everything."""
+        deadline = time.monotonic() + timeout_s
+        emitted = self.spans.emitter.shutdown(timeout_s)
+        return self.writer.shutdown(max(0.0, deadline - time.monotonic())) and emitted
 
     def capture_failed(self, exc: BaseException) -> None:
         """Count a failure inside the recorder itself and log it once."""
@@ -129,12 +142,13 @@ def replace_recorder(recorder: Recorder | None, timeout_s: float = 30.0) -> None
     with _lock:
         previous, _recorder = _recorder, recorder
     if previous is not None:
-        previous.writer.shutdown(timeout_s)
+        previous.shutdown(timeout_s)
 
 
 def flush(timeout_s: float = 30.0) -> bool:
     """Write everything recorded so far and export pending OTLP spans; ``False`` if ``timeout_s`` ran out."""
     from handoff.exporters import otlp
 
-    written = get_recorder().writer.force_flush(timeout_s)
+    # Spans first: they reach the provider's processors only when emitted, and OTLP export flushes those.
+    written = get_recorder().flush(timeout_s)
     return otlp.force_flush(timeout_s) and written

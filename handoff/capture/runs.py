@@ -99,7 +99,7 @@ class run:  # noqa: N801 - used as ``with handoff.run(...)`` and ``@handoff.run(
             if self._join_id is None:
                 end_run(recorder, self._state, "error" if exc_type is not None else "ok")
             if self._flush:
-                recorder.writer.force_flush()
+                recorder.flush()
         except Exception as capture_exc:  # noqa: BLE001
             recorder.capture_failed(capture_exc)
 
