@@ -19,15 +19,26 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
 _HAS_CJK = re.compile(rf"[{_CJK}]")
 # The same person in two scripts: "TANAKA Hiroshi (田中 博)", "박지훈 (Park Ji-hoon)".
 _GLOSSES = (
-    re.compile(rf"(?P<name>{NAME_SEQ})[ \t]*[(（](?P<gloss>{CJK_NAME.pattern})[)）]"),
+    re.compile(
+        rf"(?P<name>{NAME_SEQ})[ \t]*[(（](?P<gloss>{CJK_NAME.pattern})(?:[)）]|[,，;；][^()（）\n]{{0,80}}[)）])"
+    ),
     re.compile(rf"(?<![{_CJK}])(?P<gloss>{CJK_NAME.pattern})[ \t]*[(（](?P<name>{NAME_SEQ})[)）]"),
 )
 
 
+# A display name in Han, kana or Hangul before an e-mail address: "From: 박지훈 <jihoon.park@…>", "박지훈 Park Ji-hoon <…>".
+_CJK_DISPLAY_NAME = re.compile(
+    rf"(?:^|(?<=[\s,;:(\"]))\"?(?<![{_CJK}])({CJK_NAME.pattern})(?:[ \t]+{NAME_SEQ})?\"?[ \t]*<[^<>\s@]{{1,64}}@"
+)
+
+
 def script_glosses(text: str) -> Iterator[Finding]:
-    """A romanized full name glossed in Han, kana or Hangul (or the reverse): both spellings are the person."""
+    """A romanized full name glossed in Han, kana or Hangul (or the reverse): both spellings are the person;
+    and a display name in those scripts before an e-mail address."""
     if _HAS_CJK.search(text) is None:
         return
+    for match in _CJK_DISPLAY_NAME.finditer(text):
+        yield Finding("PERSON", match.start(1), match.end(1), 0.85, "NameGloss", match.group(1))
     for pattern in _GLOSSES:
         for match in pattern.finditer(text):
             name = match.group("name")

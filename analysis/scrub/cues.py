@@ -60,3 +60,10 @@ DONE_BY = (
     r"notes|comments|sign-off|signoff)"
 )
 SPEAKER_PREFIX = r"(?:\[[^\]\n]{1,32}\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?[ \t]+|[-*>][ \t]+)?"
+
+# Words of place names ("Santa Clara", "Saint-Germain", "Fort Worth"), never of a person's name.
+PLACE_PREFIXES = frozenset(
+    "san santa santo sao saint sainte sankt st ste fort mount mt lake port cape porto puerto".split()
+)
+# Words that open a sentence, never a name ("Customer: My ETH withdrawal …").
+DETERMINERS = frozenset("my our your his her their its the this that these those a an".split())

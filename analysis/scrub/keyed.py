@@ -35,6 +35,7 @@ _DIGEST_WORDS = re.compile(
     r"trace|span|request|correlation|order|invoice|tracking)\b[^\n]{0,24}$"
 )
 _TOKEN = re.compile(r"(?<![\w+/\-.%])([A-Za-z0-9][A-Za-z0-9+/_\-.%]{14,}[A-Za-z0-9=])(?![\w+/=\-%])")
+_CASE_FLIP = re.compile(r"[a-z](?=[A-Z])|[A-Z](?=[a-z])")
 _CELL_COMMA = re.compile(
     r",(?! (?:[a-z]|I\b))"
 )  # a comma between cells, not one in prose ("token again, I think it is …")
@@ -81,8 +82,9 @@ def looks_generated(token: str) -> bool:
         return False
     if digits < 2:
         # letters only: generated when the case flips often (not camel-case words) and no words make it up
-        flips = sum(a.isupper() != b.isupper() for a, b in zip(core, core[1:]) if a.isalpha() and b.isalpha())
-        return mixed_case and flips >= 0.3 * len(core) and _entropy(core) >= 3.5 and not mostly_words(core)
+        if not mixed_case or len(_CASE_FLIP.findall(core)) < 0.3 * len(core):
+            return False
+        return _entropy(core) >= 3.5 and not mostly_words(core)
     if _HEX.fullmatch(core):
         return len(core) >= 32 and _entropy(core) >= 3.0
     if not mixed_case and not any(c in "+/" for c in core):

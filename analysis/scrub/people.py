@@ -37,6 +37,7 @@ from handoff.analysis.scrub.vocabulary import (
     NAME_SEQ,
     NAME_SEQ_RE,
     NAME_SUFFIXES,
+    NAME_WORD,
     PARTICLES,
     U,
 )
@@ -75,6 +76,14 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             rf"^{cues.SPEAKER_PREFIX}(?:(?i:agent|customer|caller|client|user|guest|resident|patient|driver|rep|advisor|"
             rf"member|staff|host|nurse|doctor|tech)[ \t]+)?{_NAME}(?:[ \t]*\([^)\n]{{0,40}}\))?"
             rf"(?:[ \t]*\[[^\]\n]{{0,24}}\]|[ \t]+\d{{1,2}}:\d{{2}}(?::\d{{2}})?)?[ \t]*:[ \t]+(?![\d+\-])",
+            re.MULTILINE,
+        ),
+    ),
+    (
+        "speaker-comma",  # "Otieno, Brian [09:33]: thanks": a chat export's "Surname, Given" and the time
+        re.compile(
+            rf"^{cues.SPEAKER_PREFIX}(?P<name>{NAME_WORD},[ \t]{NAME_WORD})[ \t]*"
+            rf"(?:\[\d{{1,2}}:\d{{2}}(?::\d{{2}})?\]|\(\d{{1,2}}:\d{{2}}\)|\d{{1,2}}:\d{{2}})[ \t]*:?[ \t]",
             re.MULTILINE,
         ),
     ),
@@ -319,10 +328,6 @@ def _split_at(words: list[re.Match[str]], cuts: list[int]) -> list[list[re.Match
     return parts
 
 
-# Words of place names ("Santa Clara", "Saint-Germain", "Fort Worth"), never of a person's name.
-_PLACE_PREFIXES = frozenset(
-    "san santa santo sao saint sainte sankt st ste fort mount mt lake port cape porto puerto".split()
-)
 # An inner capital after a lower-case run longer than a name prefix (Mc, Mac, De, La, Van): "FreeStyle", "PayPal".
 _CAMEL = re.compile(r"[A-Z][a-zà-ÿ]{3,}[A-Z]")
 _TICKER_AFTER = re.compile(r"[ \t]*\([A-Z][A-Z.]{0,6}\)")
@@ -333,7 +338,7 @@ def _thing_shaped(text: str, start: int, end: int) -> bool:
     """Whether a gazetteer-only name is rather a place ("Santa Clara"), a product ("Abbott FreeStyle
     Libre") or a listed company ("Eli Lilly (LLY)")."""
     phrase = text[start:end]
-    if any(fold(w) in _PLACE_PREFIXES for w in re.split(r"[\s\-.]+", phrase)):
+    if any(fold(w) in cues.PLACE_PREFIXES for w in re.split(r"[\s\-.]+", phrase)):
         return True
     if any(_CAMEL.search(w) for w in _WORD.findall(phrase)):
         return True
@@ -535,7 +540,7 @@ def _acceptable(phrase: str, strong: bool, single_ok: bool = True) -> bool:
     joined = " ".join(w for w in words if w not in PARTICLES)
     if any(brand in joined for brand in EPONYMOUS_BRANDS) or label_of(phrase) is not None:
         return False
-    if words[0] in _DETERMINERS:
+    if words[0] in cues.DETERMINERS:
         return False  # "Customer: My ETH withdrawal is stuck": a sentence, not a name
     if (
         len(core) > 1
@@ -551,9 +556,6 @@ def _acceptable(phrase: str, strong: bool, single_ok: bool = True) -> bool:
     if strong:
         return english < len(core) or named > 0
     return named > 0 and english == 0
-
-
-_DETERMINERS = frozenset("my our your his her their its the this that these those a an".split())
 
 
 def _lower_name_ok(value: str) -> bool:

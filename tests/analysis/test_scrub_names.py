@@ -223,3 +223,18 @@ def test_a_given_name_the_lists_lack_before_a_known_surname_is_a_person(scrubber
     text = "The account's new owner in Pune is Murugan Krishnan (VP, Supply Chain)."
     assert _left(scrubber, text, ("Murugan Krishnan",)) == []
     assert scrubber.scrub_text("Units at Katendrecht Lofts,KL-03,3BR") == "Units at Katendrecht Lofts,KL-03,3BR"
+
+
+def test_a_display_name_in_hangul_or_han_and_a_gloss_before_a_comma_are_people(scrubber):
+    text = (
+        "From: 최유진 Choi Yu-jin <yujin.choi@example.kr>\n"
+        "Please loop in my colleague Kim Min-seo (김민서, minseo.kim@example.kr).\n"
+        "Cc: 王芳 <wang.fang@example.cn>"
+    )
+    assert _left(scrubber, text, ("최유진", "김민서", "王芳")) == []
+
+
+def test_a_chat_export_speaker_written_surname_comma_given_is_a_person(scrubber):
+    text = "Wanjiku, Achieng [10:02]: the panel is at 3pm\nNote, Draft: keep this line"
+    out = scrubber.scrub_text(text)
+    assert "Wanjiku" not in out and "Achieng" not in out and "Note, Draft: keep this line" in out
