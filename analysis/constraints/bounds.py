@@ -18,7 +18,7 @@ from bisect import bisect_left
 from collections.abc import Iterator
 
 from handoff.analysis.constraints.tokens import Constraint
-from handoff.analysis.constraints.vocabulary import trie_pattern
+from handoff.analysis.constraints.vocabulary import UNIT_FORMS, trie_pattern
 
 #: Classes of atoms a bound can govern.
 BOUNDED_CLASSES = frozenset(("number", "percent", "money", "unit", "date", "time"))
@@ -27,6 +27,9 @@ BOUNDED_CLASSES = frozenset(("number", "percent", "money", "unit", "date", "time
 _PREFIX_CUES = {
     ">=": (
         "at least",
+        "no closer than",
+        "no nearer than",
+        "no sooner than",
         "at or above",
         "at or over",
         "equal to or more than",
@@ -66,6 +69,14 @@ _PREFIX_CUES = {
     ),
     ">": (
         "more than",
+        "taller than",
+        "heavier than",
+        "wider than",
+        "deeper than",
+        "dépassant",
+        "superiores a",
+        "supérieurs à",
+        "supérieures à",
         "greater than",
         "higher than",
         "larger than",
@@ -90,6 +101,15 @@ _PREFIX_CUES = {
     ),
     "<=": (
         "at most",
+        "ceiling of",
+        "en un plazo de",
+        "en un plazo máximo de",
+        "no debe superar",
+        "no debe superar el",
+        "ne doit pas dépasser",
+        "ne pas dépasser",
+        "sans dépasser",
+        "ne dépasse pas",
         "at or below",
         "at or under",
         "equal to or less than",
@@ -164,6 +184,11 @@ _PREFIX_CUES = {
     ),
     "<": (
         "less than",
+        "lighter than",
+        "narrower than",
+        "inferiores a",
+        "inférieurs à",
+        "inférieures à",
         "fewer than",
         "lower than",
         "under",
@@ -224,15 +249,30 @@ _POSTFIX_CUES = {
         "höchstens",
         "maximal",
         "spätestens",
+        "begrenzt",
+        "nicht überschreiten",
     ),
 }
 # A key that names a bound, in JSON, YAML or a form: ``"max_nights": 3``, ``min_replicas: 2``.
-_KEY_WORDS = "max|maximum|min|minimum|limit|cap|within"
+_KEY_WORDS = "max|maximum|min|minimum|limit|cap|within|deadline"
 # The word may also be a middle segment: "notice_min_months", "uptime_min_pct_per_month".
 _KEY = re.compile(
     rf"(?<![\w])(?:({_KEY_WORDS})[_ -]?\w*|\w+[_ ]({_KEY_WORDS})|[a-z0-9]+_({_KEY_WORDS})_\w+)\"?[ \t]*[:=][ \t]*\"?\Z"
 )
-_KEY_OPS = {"max": "<=", "maximum": "<=", "limit": "<=", "cap": "<=", "within": "<=", "min": ">=", "minimum": ">="}
+# The rest of a keyed quantity's key, before its unit: "return_within" of "return_within_days".
+_KEYED_PREFIX = re.compile(
+    rf"(?<![\w])(?:({_KEY_WORDS})(?:_[a-z0-9]+)*|[a-z0-9_]*_({_KEY_WORDS})|[a-z0-9]+_({_KEY_WORDS})_\w+)\Z"
+)
+_KEY_OPS = {
+    "max": "<=",
+    "maximum": "<=",
+    "limit": "<=",
+    "cap": "<=",
+    "within": "<=",
+    "deadline": "<=",
+    "min": ">=",
+    "minimum": ">=",
+}
 
 
 def _alternation(cues: dict[str, tuple[str, ...]]) -> str:
@@ -270,8 +310,65 @@ _KEY_MARK_AT = re.compile(r"[:=]")
 _KEY_WORD_AT = re.compile(rf"(?=(?:{_KEY_WORDS}))")
 
 
+# A range: "between 4 and 24 replicas", "entre 18 y 65", "15–20 mg/L", "from 2 to 8 °C", "10-15%".
+_RANGE_CLASSES = frozenset(("number", "percent", "money", "unit"))
+_BETWEEN = re.compile(r"(?:between|entre|zwischen)[ \t]+(?:the[ \t]+)?\Z")
+_RANGE_AND = re.compile(r"[ \t]+(?:and|y|et|und)[ \t]+")
+_RANGE_TO = re.compile(r"[ \t]*[–—][ \t]*|[ \t]+(?:to|a|à|bis|-)[ \t]+")
+_RANGE_HYPHEN = re.compile(r"-")  # "15-20 mg/L": only when the second end has a unit both share
+_UNIT_SPELLING = re.compile(r"[\d.,]+[ \t]?([^\d\s.,]\S*)\Z")
+
+
+def find_ranges(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constraint]:
+    """``>=`` the low end and ``<=`` the high end of each range of two values (inclusive, as a
+    range is read unless it says otherwise); a bare low end takes the unit of the high one."""
+    for a, b in zip(atoms, atoms[1:]):
+        if a.cls not in _RANGE_CLASSES or b.cls not in _RANGE_CLASSES or (a.cls != "number" and a.cls != b.cls):
+            continue
+        between = _BETWEEN.search(low, max(0, a.start - 16), a.start) is not None
+        joined = (
+            (between and _RANGE_AND.fullmatch(low, a.end, b.start))
+            or _RANGE_TO.fullmatch(low, a.end, b.start)
+            or (b.cls != "number" and _RANGE_HYPHEN.fullmatch(low, a.end, b.start))
+        )
+        low_end = _low_end(a, b) if joined else None
+        if low_end is None or _is_year(a) or _is_year(b):
+            continue
+        start = a.start - (16 - _BETWEEN.search(low, max(0, a.start - 16), a.start).start()) if between else a.start
+        yield Constraint("comparison", f"comparison:>= {low_end}", text[start : b.end], start, b.end)
+        yield Constraint("comparison", f"comparison:<= {b.token}", text[start : b.end], start, b.end)
+
+
+def _is_year(atom: Constraint) -> bool:
+    return atom.cls == "number" and atom.token[7:].isdigit() and 1900 <= int(atom.token[7:]) <= 2100
+
+
+def _low_end(a: Constraint, b: Constraint) -> str | None:
+    """The token of the range's low end ``a``, in the unit or currency of ``b`` when ``a`` is bare."""
+    from decimal import Decimal
+
+    from handoff.analysis.constraints.quantities import canonical_quantity
+
+    if a.cls != "number" or b.cls == "number":
+        return a.token
+    value = Decimal(a.token[7:])
+    if b.cls == "percent":
+        return f"percent:{a.token[7:]}"
+    if b.cls == "money":
+        return f"money:{b.token[6:9]}{value:.2f}"
+    spelling = _UNIT_SPELLING.search(b.text)
+    if spelling is None:
+        return None
+    quantity = canonical_quantity(value, spelling.group(1))
+    if quantity is None and spelling.group(1) in UNIT_FORMS:  # counted things: "4 and 24 replicas"
+        singular, plural = UNIT_FORMS[spelling.group(1)]
+        quantity = f"{a.token[7:]} {singular if a.token[7:] == '1' else plural}"
+    return f"unit:{quantity}" if quantity else None
+
+
 def find_bounds(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constraint]:
     """Each bound on an atom of ``atoms``; ``low`` is ``text`` lower-cased (same offsets)."""
+    yield from find_ranges(text, low, atoms)
     starts: list[list[int]] = []
     for atom in atoms:
         if atom.cls not in BOUNDED_CLASSES:
@@ -289,6 +386,8 @@ def find_bounds(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constr
             yield _bound(_lead_op(op, atom, low), atom, start, atom.end, text)
             continue
         key = _KEY.search(low, *window) if _any_in(marks, *window) and _any_in(words, *window) else None
+        if key is None and atom.text[:1] == "_":  # a keyed quantity, "return_within_days": 7
+            key = _KEYED_PREFIX.search(low, *window)
         if key is not None:
             yield _bound(_KEY_OPS[key.group(1) or key.group(2) or key.group(3)], atom, atom.start, atom.end, text)
             continue
@@ -311,7 +410,10 @@ _DEADLINE_OPS = {"<=": ">=", ">=": "<="}
 
 # "never more than 30%" is "at most 30%", "not below 6.0" is "at least 6.0": a negated strict
 # cue is the inclusive bound the other way.
-_NEGATED_CUE = re.compile(r"(?:\bnever|\bnot|\w+n't)[ \t]+(?:go[ \t]+|be[ \t]+|fall[ \t]+|drop[ \t]+)?\Z")
+_NEGATED_CUE = re.compile(
+    r"(?:\b(?:never|not|no|nunca|jamás|ningún|ninguna|pas|jamais|aucun|aucune|nicht|nie|niemals|kein\w*)|\w+n't)"
+    r"(?:[ \t]+[^\W\d_]+){0,6}?[ \t]+\Z"
+)
 _NEGATED_OPS = {">": "<=", "<": ">="}
 
 
@@ -319,7 +421,7 @@ def _prefix_op(cue: str, start: int, low: str) -> tuple[str, int]:
     """The operator of the prefix ``cue`` written at ``start`` and where the bound starts: negated,
     from the ``never``/``not`` before it (which is then no negation of its own)."""
     op = _PREFIX_OPS[cue]
-    negated = _NEGATED_CUE.search(low, max(0, start - 16), start) if op in _NEGATED_OPS else None
+    negated = _NEGATED_CUE.search(low, max(0, start - 64), start) if op in _NEGATED_OPS else None
     return (_NEGATED_OPS[op], negated.start()) if negated else (op, start)
 
 

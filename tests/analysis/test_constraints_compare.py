@@ -232,3 +232,19 @@ def test_a_bound_on_a_quantity_is_carried_by_a_key_that_names_the_bound_and_its_
     assert lost_classes("Uptime of at least 99.5% per month.", '{"uptime_pct_per_month": 99.5}') == [
         "comparison:>= percent:99.5"
     ]
+
+
+def test_a_range_is_two_bounds_and_cutting_one_side_loses_it():
+    """``between 6 and 24 replicas`` carries ``min 6 / max 24`` and loses its top when cut to ``at least 6``."""
+    up = "Run between 6 and 24 replicas."
+    assert lost_classes(up, "replicas: min 6, max 24") == []
+    assert lost_classes(up, "Run 6–24 replicas.") == []
+    assert lost_classes(up, "Run at least 6 replicas.") == ["comparison:<= unit:24 replicas", "unit:24 replicas"]
+
+
+def test_a_negation_a_few_words_before_a_strict_cue_makes_it_inclusive():
+    """``may not be claimed for more than 12 days`` is ``<= 12 days`` in English, Spanish and German alike."""
+    up = "Storage may not be charged for more than 12 days."
+    assert lost_classes(up, '{"storage_charge_max_days": 12}') == []
+    assert lost_classes(up, "El almacenaje no se cobra nunca por más de 12 días.") == []
+    assert lost_classes(up, "Lagergeld wird zu keinem Zeitpunkt für mehr als 12 Tage berechnet.") == []
