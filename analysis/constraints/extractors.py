@@ -203,7 +203,10 @@ def _unit(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
         spelling = _ATTACHED_DURATIONS[spelling]  # "for: 10m", "[5m]", "2d": durations as ops write them
     between = text[m.end("num") : m.start("unit")].strip(" -").lower()
     amount *= MULTIPLIERS.get(between, 1)  # "410 million rows"
-    return [_quantity_found(amount, spelling, m.start(), m.end())]
+    start = m.start()
+    if spelling in _SIGNED_UNITS and _MINUS_BEFORE.search(text, max(0, start - 2), start):
+        amount, start = -amount, start - 1  # "-18 °C" is below zero; "2-8 °C" is a range
+    return [_quantity_found(amount, spelling, start, m.end())]
 
 
 def _quantity_found(amount: Decimal, spelling: str, start: int, end: int) -> Found:
@@ -294,6 +297,29 @@ def _keyed_quantity(m: re.Match[str], text: str, reading: Reading) -> list[Found
     return [make_found("unit", value, m.start(), m.end())] if value else []  # from the key's unit on
 
 
+# "one week", "half an hour", "a quarter of an hour", "an hour and a half", "one and a half days":
+# a duration in words ("one" is read before a unit, where it is no article).
+_WORDED_DURATION = re.compile(
+    r"(?<![\w-])(?i:(?P<whole>one|an?)(?P<andhalf>[ \t]+and[ \t]+a[ \t]+half)?[ \t-]+(?P<unit>minute|hour|day|week|month|year)s?"
+    r"(?P<tailhalf>[ \t]+and[ \t]+a[ \t]+half)?"
+    r"|(?:(?:an?|one)[ \t]+)?(?P<frac>half|quarter)(?:[ \t]+(?:of[ \t]+)?an?)?[ \t-]+(?P<funit>minute|hour|day|week|month|year))"
+    r"(?![\w-])"
+)
+_FRACTIONS = {"half": Decimal("0.5"), "quarter": Decimal("0.25")}
+
+
+def _worded_duration(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
+    """A duration written in words; "a day"/"an hour" alone is a rate's unit ("€5 a day"), not one."""
+    if m["frac"]:
+        amount, unit = _FRACTIONS[m["frac"].lower()], m["funit"].lower()
+    elif m["andhalf"] or m["tailhalf"] or m["whole"].lower() == "one":
+        amount, unit = Decimal("1.5") if m["andhalf"] or m["tailhalf"] else Decimal(1), m["unit"].lower()
+    else:
+        return []
+    value = canonical_quantity(amount, unit)
+    return [make_found("unit", value, m.start(), m.end())] if value else []
+
+
 def _written_number(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     """``two``, ``twenty-five``, ``dreißig``, ``treinta``: a number written in words (text2num)."""
     phrase = m.group().lower()
@@ -348,6 +374,8 @@ _WRITTEN_NUMBER = re.compile(
     rf"(?<![\w-])(?i:(?:{trie_pattern(NUMBER_WORDS)})(?:{_NUMBER_PART})*(?:[ -]{_NUMBER_WORD})*)(?![\w-])"
 )
 _ATTACHED_DURATIONS = {"m": "min", "d": "day"}
+_SIGNED_UNITS = frozenset(("°C", "ºC", "degC", "°F", "ºF", "degF"))
+_MINUS_BEFORE = re.compile(r"(?:^|(?<=[^\w.,]))[-−]\Z")
 _ZONE_OFFSET_BEFORE = re.compile(r"(?:UTC|GMT)[ \t]?[+−-]\Z")
 _ZONE_NAME = re.compile(r"(?:UTC|GMT)[+−-]\d{1,2}(?::?\d\d)?")
 # "in" is inches only where a dimension ends: "24 in × 16 in", "48 in)", "12 in." — not "5 in the box".
@@ -555,6 +583,7 @@ def _extractors(num: str, amount: str) -> tuple[Extractor, ...]:
         ),
         (re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+){2,}(?![\w]|\.\d)"), _id_dotted, _DIGITS, _NEEDS_DOTS),
         (_quantity_pattern(num), _quantity, _DIGITS, None),
+        (_WORDED_DURATION, _worded_duration, _WHOLE_TEXT, None),
         (_WRITTEN_NUMBER, _written_number, _WHOLE_TEXT, None),
     )
 

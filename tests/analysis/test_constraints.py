@@ -372,6 +372,23 @@ def test_paraphrases_are_a_known_limit():
             "Box: 10 in x 20 in (outer); tray 30 × 50 cm; put 5 in the box.",
             ["number:5", "unit:0.254 m", "unit:0.3 m", "unit:0.5 m", "unit:0.508 m"],
         ),
+        # Durations in words, and temperatures below zero.
+        (
+            "Wait half an hour, then one week; the trip takes an hour and a half.",
+            ["unit:30 min", "unit:7 d", "unit:90 min"],
+        ),
+        ("Rates: EUR 5 a day.", ["money:EUR5.00"]),
+        (
+            "Keep below -18 °C (-0.4 °F); store at 2-8 °C.",
+            [
+                "comparison:< unit:-18 °C",
+                "comparison:<= unit:8 °C",
+                "comparison:>= unit:2 °C",
+                "number:2",
+                "unit:-18 °C",
+                "unit:8 °C",
+            ],
+        ),
         # Torque and molar concentrations are quantities pint converts.
         (
             "Torque to 40 Nm; stop below 200 nmol/L.",
