@@ -5,6 +5,10 @@ case-insensitively, in the languages of the scrub corpus."""
 
 from __future__ import annotations
 
+import re
+
+from handoff.analysis.scrub.vocabulary import HONORIFICS, LETTER, NAME_SEQ, NAME_WORD, U
+
 GREETING = (
     r"(?i:dear|hi|hello|hey|hiya|morning|good morning|good afternoon|good evening|thanks|thank you|many thanks|"
     r"cheers|olá|ola|oi|hola|buenos días|bonjour|salut|hallo|ciao|liebe|lieber|sehr geehrte|sehr geehrter|"
@@ -51,7 +55,7 @@ INTRO_END = r"(?=[ \t]*(?:[,.!;)\n]|$)|[ \t]+(?i:from|here|with|at|and|of|de|da|
 # Words after which a full name (two words or more) is a person ("signed by Eilidh MacLeod", "to Priyanka Ramachandran").
 PREPOSITION = (
     r"(?i:by|from|to|with|for|cc|ask|asked|told|tell|call|called|emailed|contact|contacted|ping|pinged|met|per|"
-    r"under|via|thanks to)"
+    r"under|via|thanks to|page|paged)"
 )
 # A verb of record-keeping before "by": who signed, reported or approved is a person ("Reported by: Bartosz Wiśniewski").
 DONE_BY = (
@@ -67,3 +71,85 @@ PLACE_PREFIXES = frozenset(
 )
 # Words that open a sentence, never a name ("Customer: My ETH withdrawal …").
 DETERMINERS = frozenset("my our your his her their its the this that these those a an".split())
+
+_NAME = rf"(?P<name>{NAME_SEQ})"
+# Each cue and the pattern of a name after (or around) it.
+CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("honorific", re.compile(rf"(?<![\w])(?:{HONORIFICS})\.?[ \t]+{_NAME}")),
+    (
+        "greeting",
+        re.compile(
+            rf"(?:^|(?<=[\s(\"'>]))(?:{GREETING})[ \t,]+{_NAME}(?=[ \t]*(?:[,!.:;)\n—–-]|$))",
+            re.MULTILINE,
+        ),
+    ),
+    (
+        "sign-off",
+        re.compile(
+            rf"(?:{SIGN_OFF})[ \t]*[,.!]?[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—]+[ \t]*)?{_NAME}[ \t]*(?=[,(\n|]|$)"
+        ),
+    ),
+    (
+        "sign-off-inline",
+        re.compile(rf",[ \t]*{_NAME}[ \t]*[.!]?[ \t]*$", re.MULTILINE),
+    ),
+    (
+        "dash-signature",
+        re.compile(rf"(?<=[.!?)])[ \t]+[-–—]{{1,2}}[ \t]*{_NAME}[ \t]*$", re.MULTILINE),
+    ),
+    (
+        "speaker",
+        re.compile(
+            rf"^{SPEAKER_PREFIX}(?:(?i:agent|customer|caller|client|user|guest|resident|patient|driver|rep|advisor|"
+            rf"member|staff|host|nurse|doctor|tech)[ \t]+)?{_NAME}(?:[ \t]*\([^)\n]{{0,40}}\))?"
+            rf"(?:[ \t]*\[[^\]\n]{{0,24}}\]|[ \t]+\d{{1,2}}:\d{{2}}(?::\d{{2}})?)?[ \t]*:[ \t]+(?![\d+\-])",
+            re.MULTILINE,
+        ),
+    ),
+    (
+        "speaker-comma",  # "Otieno, Brian [09:33]: thanks": a chat export's "Surname, Given" and the time
+        re.compile(
+            rf"^{SPEAKER_PREFIX}(?P<name>{NAME_WORD},[ \t]{NAME_WORD})[ \t]*"
+            rf"(?:\[\d{{1,2}}:\d{{2}}(?::\d{{2}})?\]|\(\d{{1,2}}:\d{{2}}\)|\d{{1,2}}:\d{{2}})[ \t]*:?[ \t]",
+            re.MULTILINE,
+        ),
+    ),
+    (
+        "speaker-time",
+        re.compile(rf"^{_NAME}[ \t]{{2,}}\d{{1,2}}:\d{{2}}(?::\d{{2}})?[ \t]", re.MULTILINE),
+    ),
+    (
+        "display-name",
+        re.compile(rf"(?:^|(?<=[\s,;:(\"]))\"?{_NAME}\"?[ \t]*<[^<>\s@]{{1,64}}@", re.MULTILINE),
+    ),
+    (
+        "role",
+        re.compile(rf"(?<![\w-]){ROLE}[ \t]*[,:]?[ \t]+(?:\((?=[^)\n]*\)))?{_NAME}"),
+    ),
+    ("kin", re.compile(rf"(?<![\w-]){KIN}[ \t]*,?[ \t]+{_NAME}")),
+    ("intro", re.compile(rf"(?<![\w-]){INTRO}[ \t]+{_NAME}{INTRO_END}")),
+    (
+        "here",
+        re.compile(rf"(?:^|(?<=[.!?][ \t])|(?<=[.!?][ \t]{{2}})){_NAME}[ \t]+here(?=[ \t]*[,.!:;—–-])", re.MULTILINE),
+    ),
+    ("paren-speaker", re.compile(rf"(?<=[\w.][ \t])\({_NAME}\):[ \t]")),
+    (
+        "name-suffix",
+        re.compile(rf"(?<![\w\-])(?P<name>{U}{LETTER}+)-(?:san|sama|kun|chan|sensei|senpai|ssi|nim)(?![\w\-])"),
+    ),
+)
+# Literals every match of a cue contains (lower case; honorifics are matched case-sensitively).
+CUE_KEYWORDS: dict[str, tuple[str, ...]] = {
+    "greeting": tuple(w for w in re.sub(r"\(\?i:|\)", "", GREETING).split("|")),
+    "sign-off": tuple(w.split()[0] for w in re.sub(r"\(\?i:|\)", "", SIGN_OFF).split("|")),
+    "role": tuple(re.sub(r"\(\?i:|\)", "", ROLE).split("|")),
+    "kin": tuple(
+        w for w in re.sub(r"\(\?:|\(\?i:|\)|\[ \\t\]\+", "|", KIN).split("|") if w and w not in KIN_POSSESSIVES
+    ),
+    "intro": tuple(re.sub(r"\(\?i:|\)", "", INTRO).split("|")),
+    "here": (" here",),
+    "paren-speaker": ("):",),
+    "name-suffix": ("-san", "-sama", "-kun", "-chan", "-sensei", "-senpai", "-ssi", "-nim"),
+    "display-name": ("<",),
+    "dash-signature": (" -", " –", " —", "\t-", "\t–", "\t—"),
+}

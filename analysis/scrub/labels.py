@@ -96,6 +96,7 @@ _THINGS = frozenset(
     domain network region zone route lane fleet vehicle vessel ship flight drug medication generic""".split()
 )
 
+_SIGNED = frozenset({"signed", "countersigned", "signature", "witnessed"})
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPLIT = re.compile(r"[\s_\-./:#]+")
 
@@ -114,6 +115,8 @@ def label_of(key: str) -> Label | None:
         found = LABELS.get(" ".join(words[start:]))
         if found is not None and found.entity == "PERSON" and _THINGS.intersection(words[:start]):
             return None  # "Account Name", "Product Family", "Hotel name": the name of a thing
+        if found is not None and found.entity == "PERSON" and words[0] in _SIGNED:
+            return Label("PERSON", True)  # "Signed for the Seller": whoever signs is named
         if found is not None:
             return found if start == 0 or found.strong or found.entity == "PERSON" else None
     for end in range(len(words) - 1, 0, -1):

@@ -34,102 +34,17 @@ from handoff.analysis.scrub.vocabulary import (
     HONORIFICS,
     LETTER,
     NAME_BOUNDARY,
-    NAME_SEQ,
     NAME_SEQ_RE,
     NAME_SUFFIXES,
-    NAME_WORD,
     PARTICLES,
-    U,
 )
 from handoff.analysis.scrub.windows import aligned_lower, windowed
 
 _WORD = re.compile(rf"{LETTER}(?:{LETTER}|['’\-.](?={LETTER}))*\.?")
 _HONORIFIC_PREFIX = re.compile(rf"(?:(?:{HONORIFICS})\.?\s+)+")
 _LOWER_NAME = re.compile(r"[a-zà-ÿ][a-zà-ÿ'\-]+(?: [a-zà-ÿ][a-zà-ÿ'\-]+){1,3}(?=\s*(?:[,.;)\"]|$))")
-_NAME = rf"(?P<name>{NAME_SEQ})"
-_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("honorific", re.compile(rf"(?<![\w])(?:{HONORIFICS})\.?[ \t]+{_NAME}")),
-    (
-        "greeting",
-        re.compile(
-            rf"(?:^|(?<=[\s(\"'>]))(?:{cues.GREETING})[ \t,]+{_NAME}(?=[ \t]*(?:[,!.:;)\n—–-]|$))",
-            re.MULTILINE,
-        ),
-    ),
-    (
-        "sign-off",
-        re.compile(
-            rf"(?:{cues.SIGN_OFF})[ \t]*[,.!]?[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–—]+[ \t]*)?{_NAME}[ \t]*(?=[,(\n|]|$)"
-        ),
-    ),
-    (
-        "sign-off-inline",
-        re.compile(rf",[ \t]*{_NAME}[ \t]*[.!]?[ \t]*$", re.MULTILINE),
-    ),
-    (
-        "dash-signature",
-        re.compile(rf"(?<=[.!?)])[ \t]+[-–—]{{1,2}}[ \t]*{_NAME}[ \t]*$", re.MULTILINE),
-    ),
-    (
-        "speaker",
-        re.compile(
-            rf"^{cues.SPEAKER_PREFIX}(?:(?i:agent|customer|caller|client|user|guest|resident|patient|driver|rep|advisor|"
-            rf"member|staff|host|nurse|doctor|tech)[ \t]+)?{_NAME}(?:[ \t]*\([^)\n]{{0,40}}\))?"
-            rf"(?:[ \t]*\[[^\]\n]{{0,24}}\]|[ \t]+\d{{1,2}}:\d{{2}}(?::\d{{2}})?)?[ \t]*:[ \t]+(?![\d+\-])",
-            re.MULTILINE,
-        ),
-    ),
-    (
-        "speaker-comma",  # "Otieno, Brian [09:33]: thanks": a chat export's "Surname, Given" and the time
-        re.compile(
-            rf"^{cues.SPEAKER_PREFIX}(?P<name>{NAME_WORD},[ \t]{NAME_WORD})[ \t]*"
-            rf"(?:\[\d{{1,2}}:\d{{2}}(?::\d{{2}})?\]|\(\d{{1,2}}:\d{{2}}\)|\d{{1,2}}:\d{{2}})[ \t]*:?[ \t]",
-            re.MULTILINE,
-        ),
-    ),
-    (
-        "speaker-time",
-        re.compile(rf"^{_NAME}[ \t]{{2,}}\d{{1,2}}:\d{{2}}(?::\d{{2}})?[ \t]", re.MULTILINE),
-    ),
-    (
-        "display-name",
-        re.compile(rf"(?:^|(?<=[\s,;:(\"]))\"?{_NAME}\"?[ \t]*<[^<>\s@]{{1,64}}@", re.MULTILINE),
-    ),
-    (
-        "role",
-        re.compile(rf"(?<![\w-]){cues.ROLE}[ \t]*[,:]?[ \t]+(?:\((?=[^)\n]*\)))?{_NAME}"),
-    ),
-    ("kin", re.compile(rf"(?<![\w-]){cues.KIN}[ \t]*,?[ \t]+{_NAME}")),
-    ("intro", re.compile(rf"(?<![\w-]){cues.INTRO}[ \t]+{_NAME}{cues.INTRO_END}")),
-    (
-        "here",
-        re.compile(rf"(?:^|(?<=[.!?][ \t])|(?<=[.!?][ \t]{{2}})){_NAME}[ \t]+here(?=[ \t]*[,.!:;—–-])", re.MULTILINE),
-    ),
-    ("paren-speaker", re.compile(rf"(?<=[\w.][ \t])\({_NAME}\):[ \t]")),
-    (
-        "name-suffix",
-        re.compile(rf"(?<![\w\-])(?P<name>{U}{LETTER}+)-(?:san|sama|kun|chan|sensei|senpai|ssi|nim)(?![\w\-])"),
-    ),
-)
-# Literals every match of a cue contains (lower case; honorifics are matched case-sensitively).
-_CUE_KEYWORDS: dict[str, tuple[str, ...]] = {
-    "greeting": tuple(w for w in re.sub(r"\(\?i:|\)", "", cues.GREETING).split("|")),
-    "sign-off": tuple(w.split()[0] for w in re.sub(r"\(\?i:|\)", "", cues.SIGN_OFF).split("|")),
-    "role": tuple(re.sub(r"\(\?i:|\)", "", cues.ROLE).split("|")),
-    "kin": tuple(
-        w
-        for w in re.sub(r"\(\?:|\(\?i:|\)|\[ \\t\]\+", "|", cues.KIN).split("|")
-        if w and w not in cues.KIN_POSSESSIVES
-    ),
-    "intro": tuple(re.sub(r"\(\?i:|\)", "", cues.INTRO).split("|")),
-    "here": (" here",),
-    "paren-speaker": ("):",),
-    "name-suffix": ("-san", "-sama", "-kun", "-chan", "-sensei", "-senpai", "-ssi", "-nim"),
-    "display-name": ("<",),
-    "dash-signature": (" -", " –", " —", "\t-", "\t–", "\t—"),
-}
 _SIGN_OFF_PHRASES = tuple(re.sub(r"\(\?i:|\)", "", cues.SIGN_OFF).split("|"))
-_SIGN_OFF_CUE = dict(_CUES)["sign-off"]
+_SIGN_OFF_CUE = dict(cues.CUES)["sign-off"]
 _WORD_CUES = frozenset({"greeting", "role", "kin", "intro"})  # cues whose keyword must begin a word
 _HONORIFIC_KEYWORDS = tuple(w.replace("\\", "") for w in HONORIFICS.split("|"))
 _STRONG_CUES = frozenset(
@@ -175,7 +90,8 @@ def name_span(value: str, *, strong: bool) -> tuple[int, int] | None:
         return (lower.start(), lower.end()) if lower and _lower_name_ok(lower.group()) else None
     end = match.end()
     rest = value[end:].lstrip(" ")
-    if rest[:1].isalnum() and not strong:  # "Tommy Hilfiger shirt": the name is part of a longer phrase
+    gap = value.startswith(("   ", "\t"), end)  # a form line: "Seller: Ana Ruiz      Buyer: …"
+    if rest[:1].isalnum() and not strong and not gap:  # "Tommy Hilfiger shirt": part of a longer phrase
         return None
     if not strong and _firm_after(value, end):  # "name": "Baines & Company": a firm named after its founder
         return None
@@ -186,14 +102,14 @@ def cued_names(text: str, lower: str | None = None, *, sign_off: bool = True) ->
     """Names introduced by a cue (honorific, greeting, sign-off, speaker label, display name, role word);
     without ``sign_off``, only the cues that lie on one line."""
     lower = aligned_lower(text) if lower is None else lower
-    for cue, pattern in _CUES:
+    for cue, pattern in cues.CUES:
         if cue == "sign-off" and not sign_off:
             continue
         if cue == "honorific":
             matches = windowed(pattern, text, text, _HONORIFIC_KEYWORDS, before=1, after=80, word_start=True)
-        elif cue in _CUE_KEYWORDS:
+        elif cue in cues.CUE_KEYWORDS:
             matches = windowed(
-                pattern, text, lower, _CUE_KEYWORDS[cue], before=90, after=90, word_start=cue in _WORD_CUES
+                pattern, text, lower, cues.CUE_KEYWORDS[cue], before=90, after=90, word_start=cue in _WORD_CUES
             )
         elif cue == "sign-off-inline":
             matches = (m for m in pattern.finditer(text) if _signs_off_before(lower, m.start()))
@@ -266,11 +182,32 @@ def preposition_names(text: str, runs: list[re.Match[str]]) -> Iterator[Finding]
     a weak cue accepts ("to Priyanka Ramachandran"); places and names of things are left alone."""
     for match in runs:
         if " " not in match.group() and "\t" not in match.group():
+            if _PREPOSITION_BEFORE.search(text, max(0, match.start() - 14), match.start()) is not None:
+                yield from _given_name_alone(text, match)
             continue
         if _DONE_BY_BEFORE.search(text, max(0, match.start() - 64), match.start()) is not None:
             yield from _cue_findings(text, "done-by", (match,))
         elif _PREPOSITION_BEFORE.search(text, max(0, match.start() - 14), match.start()) is not None:
             yield from _cue_findings(text, "preposition", (match,))
+
+
+def _given_name_alone(text: str, match: re.Match[str]) -> Iterator[Finding]:
+    """One word after "with", "by", "page", … that only the given-name lists hold ("pending with Olamide",
+    "note by Tomasz", "page Tuấn"): no English word, place or business word."""
+    gaz = gazetteer()
+    word = match.group()
+    suffix = _NAME_WORD_SUFFIX.search(word)
+    end = match.start() + (suffix.start() if suffix is not None and suffix.start() >= 2 else len(word))
+    folded = fold(text[match.start() : end])
+    if (
+        len(folded) >= 3
+        and folded in gaz.given
+        and (folded not in gaz.dictionary or not word.isascii())  # "Tuấn" is no English word
+        and folded not in BUSINESS_WORDS
+        and not word.isupper()
+        and not is_place(text[match.start() : end])
+    ):
+        yield Finding("PERSON", match.start(), end, 0.8, "NameCue:preposition", text[match.start() : end])
 
 
 def name_runs(text: str) -> list[re.Match[str]]:

@@ -238,3 +238,15 @@ def test_a_chat_export_speaker_written_surname_comma_given_is_a_person(scrubber)
     text = "Wanjiku, Achieng [10:02]: the panel is at 3pm\nNote, Draft: keep this line"
     out = scrubber.scrub_text(text)
     assert "Wanjiku" not in out and "Achieng" not in out and "Note, Draft: keep this line" in out
+
+
+def test_a_given_name_alone_after_with_by_or_page_is_a_person(scrubber):
+    text = "Approval is pending with Adaeze.\nEscalation note by Przemysław (L2).\nIf nobody answers, page Dũng."
+    assert _left(scrubber, text, ("Adaeze", "Przemysław", "Dũng")) == []
+    for kept in ("Shipped with Maersk from Jordan.", "Reviewed by Legal on Monday."):
+        assert scrubber.scrub_text(kept) == kept
+
+
+def test_a_name_after_signed_for_a_party_in_a_form_line_is_a_person(scrubber):
+    text = "Signed for the Buyer: Ainhoa Etxeberria Zubiri          Signed for the Seller: ______"
+    assert _left(scrubber, text, ("Ainhoa Etxeberria Zubiri",)) == []
