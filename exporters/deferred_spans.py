@@ -380,8 +380,13 @@ class SpanEmitter:
     def submit(self, span: DeferredSpan) -> None:
         """Queue an ended span (the application's thread: never blocks, never raises)."""
         pending = self._pending
-        if len(pending) >= MAX_PENDING or self._stopped:
-            self._lost("the span queue is full" if not self._stopped else "spans are no longer emitted")
+        if self._stopped:
+            # Ended after shutdown (a run closed after configure() or during exit): emitted here, not lost.
+            pending.append(span)
+            self.flush()
+            return
+        if len(pending) >= MAX_PENDING:
+            self._lost("the span queue is full")
             return
         pending.append(span)
         if self._thread is None:
@@ -404,7 +409,7 @@ class SpanEmitter:
         return True
 
     def shutdown(self, timeout_s: float = 30.0) -> bool:
-        """Emit what is pending and stop the thread; spans ended afterwards are counted as lost."""
+        """Emit what is pending and stop the thread; a span ended afterwards is emitted on the caller's thread."""
         done = self.flush(timeout_s)
         self._stopped = True
         self._wake.set()

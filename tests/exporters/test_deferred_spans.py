@@ -154,3 +154,25 @@ def test_a_span_processor_that_raises_is_counted_and_the_app_is_unaffected(spans
         records.flush(10)
         assert records.stats()["span_errors"] == 1
         assert [h.to_step for h in records.handoffs] == ["price"]
+
+
+def test_a_run_span_ended_after_configure_replaced_the_recorder_is_still_exported(spans, tmp_path):
+    """A run still open when handoff.configure() is called again reaches the provider when it ends."""
+    with handoff.run("r"):
+        handoff.configure(store=str(tmp_path / "other"), scrub=False, tracer_provider=spans.provider)
+    handoff.flush(10)
+    assert "handoff.run r" in by_name(spans)
+    assert handoff.stats()["span_errors"] == 0
+
+
+def test_flushing_the_provider_exports_pending_handoff_spans(spans):
+    """An app that flushes its own provider (at the end of a request) gets the handoff spans ended so far."""
+
+    @handoff.step(to="price")
+    def price(text: str) -> str:
+        return "ok"
+
+    with handoff.run("r"):
+        price("brief")
+    assert spans.provider.force_flush(10_000)
+    assert sorted(by_name(spans)) == ["handoff r -> price", "handoff.run r"]
