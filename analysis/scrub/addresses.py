@@ -68,11 +68,13 @@ _TYPE_WORDS = [
     "marg",
     "nagar",
 ]
-# Capitalized as street types are written ("Elm Street", "Kedzie Ave"); Nordic and German ones also in lower case.
+# Capitalized as street types are written ("Elm Street", "Kedzie Ave"); Nordic, German and Hungarian ones also in
+# lower case.
 _TYPES = "|".join(
     [w.capitalize() for w in _TYPE_WORDS]
     + [w.upper() for w in _TYPE_WORDS if len(w) > 3]
     + ["gate", "gata", "gatan", "vej", "veien", "vegen", "straße", "strasse", "kaien"]
+    + ["utca", "út", "útja", "körút", "tér", "sétány", "rakpart", "fasor"]  # Hungarian: "Király utca 23."
     + [w.capitalize() for w in ["gate", "gata", "gatan", "vej", "veien", "vegen", "straße", "strasse"]]
 )
 _PREFIX_WORDS = (

@@ -111,3 +111,9 @@ def test_numbered_business_phrases_before_a_year_are_not_addresses(scrubber):
     """ "Release 12, 2026 Roadmap" and "Tier 2, 4500 Units" are not a street and a postcode."""
     text = "Release 12, 2026 Roadmap; Windows 11, 2024 Update; Tier 2, 4500 Units"
     assert scrubber.scrub_text(text) == text
+
+
+def test_hungarian_addresses_with_the_street_type_as_its_own_word_are_removed(scrubber):
+    text = "Számlázási cím: 1054 Budapest, Szabadság tér 7. 3. em. 2.\nSzállítás: Dózsa György út 112, 6720 Szeged"
+    out = scrubber.scrub_text(text)
+    assert "Szabadság tér 7" not in out and "Dózsa György út 112" not in out
