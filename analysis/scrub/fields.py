@@ -56,6 +56,10 @@ _DOB_KEYWORDS = (
 )
 _ID_KEYWORDS = (
     "ssn",
+    "ghana",
+    "huduma",
+    "omang",
+    "nrc",
     "sozialvers",
     "identifikations",
     "idnr",
@@ -285,7 +289,8 @@ _ID_LABEL = (
     r"citizen service number|c[ée]dula(?: de identidad| de ciudadan[ií]a)?|documento (?:de identidad|nacional)|"
     r"itin|personalausweis(?:nummer)?|ausweisnummer|carte d'identit[ée]|pps(?:n| number| no\.?)|"
     r"personal public service number|ird number|nhi(?: number)?|sv-nummer|ahv(?:-nr\.?| number)?|avs|"
-    r"tax id|taxpayer id|n[úu]mero de identificaci[óo]n|uidai"
+    r"tax id|taxpayer id|n[úu]mero de identificaci[óo]n|uidai|"
+    r"ghana ?card(?: (?:number|no\.?|pin))?|huduma(?: namba| number)?|omang(?: number| no\.?)?|nrc(?: number| no\.?)?"
 )
 _ID = re.compile(
     r"(?i:(?<![\w-])(?:"

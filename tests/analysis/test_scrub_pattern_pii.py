@@ -96,3 +96,11 @@ def test_listen_and_loopback_addresses_file_uploads_and_url_path_numbers_are_not
     assert scrubber.scrub_text(text) == text
     out = scrubber.scrub_text("client 203.0.113.77 from ops@example.org, call +44 7700 900612")
     assert "203.0.113.77" not in out and "ops@example.org" not in out and "7700 900612" not in out
+
+
+def test_african_national_id_cards_after_their_label_are_removed():
+    scrubber = Scrubber("pattern-pii-ids")
+    text = "Applicant: Ghana Card GHA-004417293-6, Huduma Namba 29817364; Omang 503218764; order NRC-2026 ships"
+    out = scrubber.scrub_text(text)
+    assert "GHA-004417293-6" not in out and "29817364" not in out and "503218764" not in out
+    assert "NRC-2026 ships" in out
