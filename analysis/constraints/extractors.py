@@ -172,7 +172,7 @@ def _clause_keyword(m: re.Match[str], text: str, reading: Reading) -> list[Found
     prefix = CLAUSE_KINDS.get(keyword.rstrip("s"), "")
     if not prefix and not m["ref"][0].isdigit():
         return []  # "Section IV" is only found near digits: leave it out rather than find it by chance
-    found = [make_found("clause", prefix + m["ref"].lower(), m.start(), m.end())]
+    found = [make_found("clause", prefix + m["ref"].lower().replace(" ", ""), m.start(), m.end())]
     if keyword.endswith("s") or keyword in ("§§", "¶¶"):
         found += _clause_list(text, m.end(), prefix)
     return found
@@ -182,7 +182,7 @@ def _clause_list(text: str, pos: int, prefix: str) -> list[Found]:
     """Further references after a plural keyword: ``sections 4.1, 4.2 and 4.3``."""
     found = []
     while more := _CLAUSE_MORE.match(text, pos):
-        found.append(make_found("clause", prefix + more["ref"].lower(), more.start("ref"), more.end()))
+        found.append(make_found("clause", prefix + more["ref"].lower().replace(" ", ""), more.start("ref"), more.end()))
         pos = more.end()
     return found
 
@@ -306,6 +306,7 @@ _WORDED_DURATION = re.compile(
     r"(?![\w-])"
 )
 _FRACTIONS = {"half": Decimal("0.5"), "quarter": Decimal("0.25")}
+_NEEDS_WORDED_DURATION = re.compile(r"(?i:half|quarter|one[ \t-])").search
 
 
 def _worded_duration(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
@@ -426,7 +427,7 @@ _CLAUSE_WORDS = Gate(("article", "art.", "schedule", "annex", "appendi", "exhibi
 # The keyword's first letter is matched on its own so `re` can skip ahead to candidates;
 # the rest is matched case-insensitively.
 _CLAUSE_KEYWORD = re.compile(
-    r"(?P<kw>[§¶][§¶]?|[CcSsPpAaEe](?<![\w][CcSsPpAaEe])(?i:lauses?|ections?|ecs?\.|aragraphs?|aras?\.?"
+    r"(?P<kw>[§¶][§¶]?|[CcSsPpAaEe](?<![\w][CcSsPpAaEe])(?i:lauses?|ls?\.|ections?|ecs?\.|aragraphs?|aras?\.?"
     r"|rticles?|rts?\.|chedules?|nnex(?:es)?|ppendix|ppendices|xhibits?)(?![A-Za-z]))"
     rf"\s*(?P<ref>{CLAUSE_REF})"
 )
@@ -583,7 +584,7 @@ def _extractors(num: str, amount: str) -> tuple[Extractor, ...]:
         ),
         (re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+){2,}(?![\w]|\.\d)"), _id_dotted, _DIGITS, _NEEDS_DOTS),
         (_quantity_pattern(num), _quantity, _DIGITS, None),
-        (_WORDED_DURATION, _worded_duration, _WHOLE_TEXT, None),
+        (_WORDED_DURATION, _worded_duration, _WHOLE_TEXT, _NEEDS_WORDED_DURATION),
         (_WRITTEN_NUMBER, _written_number, _WHOLE_TEXT, None),
     )
 

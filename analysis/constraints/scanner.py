@@ -22,6 +22,7 @@ from handoff.analysis.constraints.phrases import find_phrases
 from handoff.analysis.constraints.quantities import canonical_quantity, duration_seconds, duration_value
 from handoff.analysis.constraints.reading import Reading, read_text
 from handoff.analysis.constraints.tokens import Constraint, Found
+from handoff.analysis.constraints.vocabulary import UNIT_FORMS
 from handoff.analysis.constraints.windows import Gate, View, fold, gate_spans
 
 
@@ -74,13 +75,16 @@ def _joined_durations(found: list[Constraint], text: str) -> list[Constraint]:
     return joined
 
 
-# "61 × 40.6 × 30.5 cm": the unit after the last number of a dimension is every number's.
-_TIMES = re.compile(r"[ \t]*[x×][ \t]*")
+# "61 × 40.6 × 30.5 cm", "24, 48 and 72 hours", "40–90 °F": the unit after the last number of a
+# dimension, a list or a range is every number's.
+_TIMES = re.compile(
+    r"[ \t]*[x×–—][ \t]*|-|,[ \t]+|[ \t]+(?:to|and|or|a|à|bis|y|et|und|o|ou|oder)[ \t]+|,[ \t]*(?:and|or)[ \t]+"
+)
 _UNIT_AFTER_NUMBER = re.compile(r"[\d.,]+[ \t]?([^\d\s.,]\S*)")
 
 
 def _dimensions(found: list[Constraint], text: str) -> list[Constraint]:
-    """``found`` with each bare number of a ``a × b × c unit`` run given that unit."""
+    """``found`` with each bare number of an ``a × b × c unit``, ``a, b and c unit`` or ``a–b unit`` run given that unit."""
     out = list(found)
     spelling = None  # the unit of the run being read, right to left
     for i in range(len(out) - 1, 0, -1):
@@ -91,6 +95,9 @@ def _dimensions(found: list[Constraint], text: str) -> list[Constraint]:
         written = _UNIT_AFTER_NUMBER.fullmatch(unit.text)
         spelling = written.group(1) if written else spelling
         value = canonical_quantity(Decimal(number.token[7:]), spelling) if spelling else None
+        if value is None and spelling in UNIT_FORMS:  # counted things: "between 4 and 24 replicas"
+            singular, plural = UNIT_FORMS[spelling]
+            value = f"{number.token[7:]} {singular if number.token[7:] == '1' else plural}"
         if value is not None:
             out[i - 1] = Constraint("unit", f"unit:{value}", number.text, number.start, number.end)
     return out

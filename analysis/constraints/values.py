@@ -128,6 +128,8 @@ def _clause_carried(ref: str, downstream: frozenset[str]) -> bool:
     bare = ref.removeprefix("art.")
     if f"clause:{bare}" in downstream or f"clause:art.{bare}" in downstream:
         return True
+    if any(t.startswith((f"clause:{ref}(", f"clause:{ref}.")) for t in downstream):
+        return True  # a part of the clause names it: "§ 288" is carried by "Section 288(2)"
     return _DOTTED_REF.fullmatch(bare) is not None and f"number:{bare}" in downstream
 
 

@@ -123,7 +123,9 @@ ZONE_OFFSETS = {
     "EST": -300, "EDT": -240, "CST": -360, "CDT": -300, "MST": -420, "MDT": -360, "PST": -480, "PDT": -420,
 }  # fmt: skip
 
-CLAUSE_REF = r"(?:\d+[A-Za-z]?(?:\.\d+[A-Za-z]?)*(?:\([A-Za-z0-9]{1,4}\))*|[IVXLC]{1,6}(?![A-Za-z])|[A-Z](?![A-Za-z]))"
+CLAUSE_REF = (
+    r"(?:\d+[A-Za-z]?(?:\.\d+[A-Za-z]?)*(?:[ ]?\([A-Za-z0-9]{1,4}\))*|[IVXLC]{1,6}(?![A-Za-z])|[A-Z](?![A-Za-z]))"
+)
 CLAUSE_KINDS = {
     "art": "art.",
     "article": "art.",

@@ -384,11 +384,26 @@ def test_paraphrases_are_a_known_limit():
                 "comparison:< unit:-18 °C",
                 "comparison:<= unit:8 °C",
                 "comparison:>= unit:2 °C",
-                "number:2",
                 "unit:-18 °C",
+                "unit:2 °C",
                 "unit:8 °C",
             ],
         ),
+        # A list or a range shares the unit written after its last number.
+        (
+            "Levels at 24, 48 and 72 hours; keep 40–90 °F.",
+            [
+                "comparison:<= unit:32.2 °C",
+                "comparison:>= unit:4.44 °C",
+                "unit:1 d",
+                "unit:2 d",
+                "unit:3 d",
+                "unit:32.2 °C",
+                "unit:4.44 °C",
+            ],
+        ),
+        # "cl." is a clause keyword and a space before the parenthesis is no part of the reference.
+        ("Prepayment fee under cl. 8.4 (b).", ["clause:8.4(b)"]),
         # Torque and molar concentrations are quantities pint converts.
         (
             "Torque to 40 Nm; stop below 200 nmol/L.",

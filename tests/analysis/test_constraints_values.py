@@ -286,3 +286,17 @@ def test_a_year_month_and_a_zone_offset_are_no_numbers():
     """``2026-02`` is a month of a year, ``UTC+8`` and ``UTC-5`` name zones, ``22:00 SGT`` is 14:00 UTC."""
     assert _atoms('"period": "2026-02"') == ["date:2026-02"]
     assert _atoms("Berth at 22:00 SGT (UTC+8); the agent works in UTC-5.") == ["time:14:00Z"]
+
+
+def test_a_clause_is_carried_by_a_part_of_it():
+    """``§ 288`` is carried by ``Section 288(2)``; ``7.2(b)`` is still not carried by ``7.2``."""
+    assert (
+        compare_constraints(
+            stored_tokens("Interest: § 288 BGB applies."), stored_tokens("Interest: Section 288(2) BGB applies.")
+        )
+        == []
+    )
+    assert [
+        f.token
+        for f in compare_constraints(stored_tokens("Clause 7.2(b) applies."), stored_tokens("Clause 7.2 applies."))
+    ] == ["clause:7.2(b)"]
