@@ -26,6 +26,6 @@ def test_heldout_corpus_meets_the_floors():
     assert score.clean_unchanged / score.clean_total >= FLOORS["clean"]
 
 
-# A little below the figures measured at landing (held-out at 579e4eb: names and addresses 352 / 397 = 0.887,
-# pattern PII 302 / 309 = 0.977, secrets 121 / 135 = 0.896, kept 1677 / 1714 = 0.978, PII-free unchanged 22 / 29).
-FLOORS = {"names": 0.86, "pattern": 0.96, "secrets": 0.87, "kept": 0.97, "clean": 0.70}
+# A little below the figures measured at landing (held-out at 95f8cc9: names and addresses 354 / 397 = 0.892,
+# pattern PII 302 / 309 = 0.977, secrets 123 / 135 = 0.911, kept 1680 / 1714 = 0.980, PII-free unchanged 22 / 29).
+FLOORS = {"names": 0.87, "pattern": 0.96, "secrets": 0.89, "kept": 0.975, "clean": 0.70}
