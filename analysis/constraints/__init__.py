@@ -30,7 +30,8 @@ date order and year), :mod:`~handoff.analysis.constraints.layout` (what is layou
 :mod:`~handoff.analysis.constraints.quantities` (units, by pint),
 :mod:`~handoff.analysis.constraints.values` (a value stated with less context),
 :mod:`~handoff.analysis.constraints.extractors` (one regex and
-builder per way of writing an atom), :mod:`~handoff.analysis.constraints.windows` (where to
+builder per way of writing an atom; :mod:`~handoff.analysis.constraints.worded` those written
+in words), :mod:`~handoff.analysis.constraints.windows` (where to
 look), :mod:`~handoff.analysis.constraints.phrases` (negations and qualifiers),
 :mod:`~handoff.analysis.constraints.scanner` (the entry points) and
 :mod:`~handoff.analysis.constraints.cache` (pieces remembered across texts);

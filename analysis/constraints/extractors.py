@@ -45,6 +45,14 @@ from handoff.analysis.constraints.vocabulary import (
     trie_pattern,
 )
 from handoff.analysis.constraints.windows import Gate
+from handoff.analysis.constraints.worded import (
+    NEEDS_WORDED_CLOCK,
+    NEEDS_WORDED_DURATION,
+    WORDED_CLOCK,
+    WORDED_DURATION,
+    worded_clock,
+    worded_duration,
+)
 
 
 def _money_value(raw: str, code: str, multiplier: int) -> str | None:
@@ -135,7 +143,7 @@ def _date_named(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
 def _time(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     hour, minute, second = int(m["h"]), int(m["mi"] or 0), int(m["s"] or 0)
     half = (m["ap"] or m["ap2"] or "").lower()
-    if (half and not 1 <= hour <= 12) or hour > 23 or (m["hsep"] == "h" and m["tz"]):
+    if (half and not 1 <= hour <= 12) or hour > 23 or ((m["hsep"] or "").strip() == "h" and m["tz"]):
         return []
     if half:
         hour = hour % 12 + (12 if half == "p" else 0)
@@ -297,30 +305,6 @@ def _keyed_quantity(m: re.Match[str], text: str, reading: Reading) -> list[Found
     return [make_found("unit", value, m.start(), m.end())] if value else []  # from the key's unit on
 
 
-# "one week", "half an hour", "a quarter of an hour", "an hour and a half", "one and a half days":
-# a duration in words ("one" is read before a unit, where it is no article).
-_WORDED_DURATION = re.compile(
-    r"(?<![\w-])(?i:(?P<whole>one|an?)(?P<andhalf>[ \t]+and[ \t]+a[ \t]+half)?[ \t-]+(?P<unit>minute|hour|day|week|month|year)s?"
-    r"(?P<tailhalf>[ \t]+and[ \t]+a[ \t]+half)?"
-    r"|(?:(?:an?|one)[ \t]+)?(?P<frac>half|quarter)(?:[ \t]+(?:of[ \t]+)?an?)?[ \t-]+(?P<funit>minute|hour|day|week|month|year))"
-    r"(?![\w-])"
-)
-_FRACTIONS = {"half": Decimal("0.5"), "quarter": Decimal("0.25")}
-_NEEDS_WORDED_DURATION = re.compile(r"(?i:half|quarter|one[ \t-])").search
-
-
-def _worded_duration(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
-    """A duration written in words; "a day"/"an hour" alone is a rate's unit ("€5 a day"), not one."""
-    if m["frac"]:
-        amount, unit = _FRACTIONS[m["frac"].lower()], m["funit"].lower()
-    elif m["andhalf"] or m["tailhalf"] or m["whole"].lower() == "one":
-        amount, unit = Decimal("1.5") if m["andhalf"] or m["tailhalf"] else Decimal(1), m["unit"].lower()
-    else:
-        return []
-    value = canonical_quantity(amount, unit)
-    return [make_found("unit", value, m.start(), m.end())] if value else []
-
-
 def _written_number(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     """``two``, ``twenty-five``, ``dreißig``, ``treinta``: a number written in words (text2num)."""
     phrase = m.group().lower()
@@ -449,7 +433,9 @@ _AMOUNT_COMMA = r"\d(?<![\w.,]\d)\d{0,2}(?:[ \u00a0\u202f]\d{3})+(?:,\d+)?|\d[\d
 
 # What every match of some extractors contains: a view without it is not scanned by them.
 _NEEDS_MONTH = re.compile(MONTH).search
-_NEEDS_CLOCK = re.compile(r"\d(?:[:h][0-5]\d|\s?[AaPp]\.?[Mm]\.?(?![\w]))").search  # 9:30, 9h30, 9 am
+_NEEDS_CLOCK = re.compile(
+    r"\d(?:[:h][0-5]\d|[ \t]h[ \t][0-5]\d|\s?[AaPp]\.?[Mm]\.?(?![\w]))"
+).search  # 9:30, 9h30, 9 h 30, 9 am
 _NEEDS_DOTS = re.compile(r"\.(?<=\d\.)\d+\.\d").search  # v3.18.2 (a dot first: `re` skips to dots)
 _SUFFIX_SYMBOL = re.compile(r"[€£$¥](?![ \u00a0]?\d)")
 _SUFFIX_WORD = re.compile(r"(?:[Dd]ollars?|[Ee]uros?)(?![A-Za-z])")
@@ -565,7 +551,8 @@ def _extractors(num: str, amount: str) -> tuple[Extractor, ...]:
         ),
         (
             re.compile(
-                r"(?P<h>\d(?<![A-SU-Za-z0-9_:.]\d)\d?)(?:(?P<hsep>[:h])(?P<mi>[0-5]\d)(?::(?P<s>[0-5]\d)(?:\.\d+)?)?"
+                r"(?P<h>\d(?<![A-SU-Za-z0-9_:.]\d)\d?)(?:(?P<hsep>:|h|[ \t]h[ \t])(?P<mi>[0-5]\d)(?!\d|[ \t]?(?:min|sec|s\b))"
+                r"(?::(?P<s>[0-5]\d)(?:\.\d+)?)?"
                 r"(?:\s?(?P<ap>[AaPp])\.?[Mm]\.?(?![\w]))?|\s?(?P<ap2>[AaPp])\.?[Mm]\.?(?![\w]))"
                 rf"(?:\s?(?:Uhr\s)?(?P<tz>{TIME_ZONES})(?![\w]))?(?![\w:])"
             ),
@@ -584,7 +571,8 @@ def _extractors(num: str, amount: str) -> tuple[Extractor, ...]:
         ),
         (re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+){2,}(?![\w]|\.\d)"), _id_dotted, _DIGITS, _NEEDS_DOTS),
         (_quantity_pattern(num), _quantity, _DIGITS, None),
-        (_WORDED_DURATION, _worded_duration, _WHOLE_TEXT, _NEEDS_WORDED_DURATION),
+        (WORDED_DURATION, worded_duration, _WHOLE_TEXT, NEEDS_WORDED_DURATION),
+        (WORDED_CLOCK, worded_clock, _WHOLE_TEXT, NEEDS_WORDED_CLOCK),
         (_WRITTEN_NUMBER, _written_number, _WHOLE_TEXT, None),
     )
 

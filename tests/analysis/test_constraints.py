@@ -402,6 +402,12 @@ def test_paraphrases_are_a_known_limit():
                 "unit:4.44 °C",
             ],
         ),
+        # French clocks, noon and midnight, and "one"/"un"/"eine" before a unit in four languages.
+        ("Arrivée à 7 h 30, départ à midi; took 2 h 15 min.", ["time:07:30", "time:12:00", "unit:135 min"]),
+        (
+            "Within one month; en el plazo de un mes; innerhalb einer Woche.",
+            ["comparison:<= unit:1 month", "comparison:<= unit:7 d", "unit:1 month", "unit:7 d"],
+        ),
         # "cl." is a clause keyword and a space before the parenthesis is no part of the reference.
         ("Prepayment fee under cl. 8.4 (b).", ["clause:8.4(b)"]),
         # Torque and molar concentrations are quantities pint converts.
