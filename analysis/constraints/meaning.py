@@ -77,6 +77,7 @@ _CLAUSE_END = re.compile(
 _CUE_BEFORE = 4
 _CUE_AFTER = 8
 _HASH_BYTES = 3
+_STEM_LETTERS = 5
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,10 @@ def _stemmer(lang: str):
 
 @lru_cache(maxsize=65536)
 def _stem_hash(lang: str, word: str) -> str:
-    return blake2b(_stemmer(lang).stemWord(word).encode(), digest_size=_HASH_BYTES).hexdigest()
+    # A stem's first letters are what derived words share ("deferred"/"deferral" -> "defer"/"deferr",
+    # "remediated"/"remediation"): comparing those is the light synonym matching we can afford.
+    stem = _stemmer(lang).stemWord(word)[:_STEM_LETTERS]
+    return blake2b(stem.encode(), digest_size=_HASH_BYTES).hexdigest()
 
 
 @lru_cache(maxsize=1)

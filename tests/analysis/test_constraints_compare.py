@@ -248,3 +248,10 @@ def test_a_negation_a_few_words_before_a_strict_cue_makes_it_inclusive():
     assert lost_classes(up, '{"storage_charge_max_days": 12}') == []
     assert lost_classes(up, "El almacenaje no se cobra nunca por más de 12 días.") == []
     assert lost_classes(up, "Lagergeld wird zu keinem Zeitpunkt für mehr als 12 Tage berechnet.") == []
+
+
+def test_a_negation_restated_with_a_derived_word_is_carried():
+    """``cannot be deferred`` is carried by ``no deferral is possible``: derived words share a stem's first letters."""
+    up = "The place cannot be deferred to next year."
+    assert lost_classes(up, "No deferral of the place to next year is possible.") == []
+    assert lost_classes(up, "The place moves to next year.") == ["negation:not be deferred"]
