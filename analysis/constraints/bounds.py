@@ -103,6 +103,8 @@ _PREFIX_CUES = {
         "at most",
         "ceiling of",
         "en un plazo de",
+        "within the following",
+        "within the next",
         "en el plazo de",
         "en el plazo máximo de",
         "dentro del plazo de",
@@ -321,7 +323,7 @@ _KEY_WORD_AT = re.compile(rf"(?=(?:{_KEY_WORDS}))")
 _RANGE_CLASSES = frozenset(("number", "percent", "money", "unit"))
 _BETWEEN = re.compile(r"(?:between|entre|zwischen)[ \t]+(?:the[ \t]+)?\Z")
 _RANGE_AND = re.compile(r"[ \t]+(?:and|y|et|und)[ \t]+")
-_RANGE_TO = re.compile(r"[ \t]*[–—][ \t]*|[ \t]+(?:to|a|à|bis|-)[ \t]+")
+_RANGE_TO = re.compile(r"[ \t]*[–—][ \t]*|[ \t]+(?:to|up[ \t]+to|a|à|bis|-)[ \t]+")
 _RANGE_HYPHEN = re.compile(r"-")  # "15-20 mg/L": only when the second end has a unit both share
 _UNIT_SPELLING = re.compile(r"[\d.,]+[ \t]?([^\d\s.,]\S*)\Z")
 
@@ -339,11 +341,20 @@ def find_ranges(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constr
             or (b.cls != "number" and _RANGE_HYPHEN.fullmatch(low, a.end, b.start))
         )
         low_end = _low_end(a, b) if joined else None
-        if low_end is None or _is_year(a) or _is_year(b):
-            continue
+        if low_end is None or _is_year(a) or _is_year(b) or not _ascending(low_end, b.token):
+            continue  # "from 40 mg to 20 mg" is a change, not a range
         start = a.start - (16 - _BETWEEN.search(low, max(0, a.start - 16), a.start).start()) if between else a.start
         yield Constraint("comparison", f"comparison:>= {low_end}", text[start : b.end], start, b.end)
         yield Constraint("comparison", f"comparison:<= {b.token}", text[start : b.end], start, b.end)
+
+
+def _ascending(low: str, high: str) -> bool:
+    """Whether the value of token ``low`` is below that of ``high`` (same class and unit)."""
+    from handoff.analysis.constraints.values import stated_value
+
+    a, b = stated_value(low), stated_value(high)
+    same_unit = not low.startswith("unit:") or low.rpartition(" ")[2] == high.rpartition(" ")[2]
+    return a is not None and b is not None and a < b and same_unit
 
 
 def _is_year(atom: Constraint) -> bool:

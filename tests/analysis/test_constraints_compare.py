@@ -255,3 +255,11 @@ def test_a_negation_restated_with_a_derived_word_is_carried():
     up = "The place cannot be deferred to next year."
     assert lost_classes(up, "No deferral of the place to next year is possible.") == []
     assert lost_classes(up, "The place moves to next year.") == ["negation:not be deferred"]
+
+
+def test_from_a_higher_to_a_lower_value_is_a_change_not_a_range():
+    """``reduce from 40 mg to 20 mg`` states two doses, no bounds; ``from €500 up to €2,000`` is a range."""
+    assert [
+        t for t in stored_tokens("Reduce furosemide from 40 mg to 20 mg daily.") if t.startswith("comparison:")
+    ] == []
+    assert lost_classes("Band B: from €500 up to €2,000.", '{"band": "B", "min_eur": 500, "max_eur": 2000}') == []
