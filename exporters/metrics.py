@@ -14,6 +14,7 @@ instrument                          kind                   meaning
 ``handoff.writer.capture_errors``   ObservableCounter      failures inside the recorder itself
 ``handoff.writer.encode_errors``    ObservableCounter      records written without a value that could not be encoded
 ``handoff.writer.spilled``          ObservableCounter      raw records the application spilled to disk, encrypted
+``handoff.writer.span_errors``      ObservableCounter      handoff spans that could not be emitted to the provider
 ``handoff.writer.queued``           ObservableUpDownCounter records waiting in memory now
 ``handoff.spool.bytes``             ObservableUpDownCounter bytes waiting in the spool now
 ==================================  =====================  ======================================
@@ -35,6 +36,7 @@ COUNTERS = {
     "capture_errors": "{error}",
     "encode_errors": "{record}",
     "spilled": "{record}",
+    "span_errors": "{span}",
 }
 
 

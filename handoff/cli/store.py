@@ -50,7 +50,9 @@ def _age(seconds: float | None) -> str:
 
 # -- status ------------------------------------------------------------------------------
 
-_COUNTERS = ("enqueued", "written", "spooled", "spilled", "retried", "dropped", "export_failures", "encode_errors")
+_COUNTERS = (
+    "enqueued", "written", "spooled", "spilled", "retried", "dropped", "export_failures", "encode_errors", "span_errors",
+)  # fmt: skip
 
 
 def _status_payload(store_url: str | None, spool_dir: str | None) -> dict:

@@ -44,6 +44,7 @@ def test_handoff_status_shows_counters_of_other_processes_and_the_spool(tmp_path
             "dropped": 0,
             "export_failures": 1,
             "encode_errors": 0,
+            "span_errors": 0,
         },
     )
     assert [(p["pid"], p["alive"]) for p in payload["processes"]] == [(os.getpid(), True)]

@@ -176,3 +176,19 @@ def test_flushing_the_provider_exports_pending_handoff_spans(spans):
         price("brief")
     assert spans.provider.force_flush(10_000)
     assert sorted(by_name(spans)) == ["handoff r -> price", "handoff.run r"]
+
+
+def test_a_step_under_a_parent_that_was_not_sampled_exports_no_span(spans):
+    """With the default sampler, a step inside a trace its caller did not sample is not exported either."""
+    from opentelemetry.trace import SpanContext, TraceFlags
+
+    unsampled = trace.NonRecordingSpan(SpanContext(0x1234, 0x5678, is_remote=True, trace_flags=TraceFlags(0)))
+
+    @handoff.step(to="price")
+    def price(text: str) -> str:
+        return "ok"
+
+    with trace.use_span(unsampled):
+        price("brief")
+    handoff.flush(10)
+    assert spans.get_finished_spans() == ()

@@ -57,6 +57,7 @@ def test_every_counter_is_an_opentelemetry_metric(tmp_path):
         "handoff.writer.capture_errors": 0,
         "handoff.writer.encode_errors": 0,
         "handoff.writer.spilled": 0,
+        "handoff.writer.span_errors": 0,
         "handoff.writer.queued": 0,
         "handoff.spool.bytes": 0,
     }
