@@ -114,10 +114,11 @@ def registered_checks() -> list[Check]:
 def _constraint_outcome(upstream: list[str] | None, downstream: list[str] | None) -> Outcome:
     """Pass, or fail with what :func:`~handoff.analysis.constraints.compare_constraints` found lost or changed.
 
-    Tokens written before constraints version 2 have no ``terms`` token: the detail says so,
-    since their negations and qualifiers were compared by identical token only.
+    Tokens of another constraints version than this one (none before version 2; whole-stem
+    hashes in version 2): the detail names the versions, since their negations and qualifiers
+    were compared by identical token only.
     """
-    from handoff.analysis.constraints import TERMS_CLASS, compare_constraints
+    from handoff.analysis.constraints import CONSTRAINTS_VERSION, TERMS_CLASS, compare_constraints, tokens_version
 
     upstream, downstream = list(upstream or ()), list(downstream or ())
     findings = compare_constraints(upstream, downstream)
@@ -126,8 +127,10 @@ def _constraint_outcome(upstream: list[str] | None, downstream: list[str] | None
     changed = tuple((f.token, f.downstream) for f in findings if f.status == "changed")
     total = len({token for token in upstream if not token.startswith(TERMS_CLASS + ":")})
     detail = f"lost {len(findings) - len(changed)}, changed {len(changed)} of {total} constraints"
-    if not all(any(t.startswith(TERMS_CLASS + ":") for t in side) for side in (upstream, downstream)):
-        detail += " (constraints version 1 tokens: phrases compared by identical token)"
+    versions = sorted({tokens_version(side) for side in (upstream, downstream)})
+    if versions != [CONSTRAINTS_VERSION]:
+        older = " and ".join(str(v) for v in versions)
+        detail += f" (constraints version {older} tokens: phrases compared by identical token)"
     return Outcome(False, tuple(f.token for f in findings), detail, changed)
 
 

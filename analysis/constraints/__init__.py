@@ -47,7 +47,7 @@ from handoff.analysis.constraints.compare import (
     lost_tokens,
     stored_tokens,
 )
-from handoff.analysis.constraints.meaning import TERMS_CLASS
+from handoff.analysis.constraints.meaning import TERMS_CLASS, tokens_version
 from handoff.analysis.constraints.scanner import (
     diff_tokens,
     extract_constraints,
@@ -74,4 +74,5 @@ __all__ = [
     "lost_constraints",
     "lost_tokens",
     "stored_tokens",
+    "tokens_version",
 ]

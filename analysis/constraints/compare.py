@@ -24,8 +24,9 @@ as on full ones, and ``python -m tests.analysis.eval_constraints --fast`` scores
   condition while it has as many conditions, and other qualifiers and list items are not compared.
 - A list item is carried when at least half of its content words are among the downstream terms.
 
-Tokens written before version 2 have no terms: their phrases are carried only by an identical
-token, as version 1 compared them.
+Tokens written before version 2 have no terms, and version 2's terms hashed whole stems where
+version 3 hashes their first five letters: phrases of such rows are carried only by an identical
+token, as version 1 compared them (:func:`comparable_terms`).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from dataclasses import dataclass
 
 from handoff.analysis.constraints.meaning import TERMS_CLASS, Terms, parse_terms, stem_hashes
 from handoff.analysis.constraints.phrases import MORE_QUALIFIERS
-from handoff.analysis.constraints.tokens import Constraint
+from handoff.analysis.constraints.tokens import CONSTRAINTS_VERSION, Constraint
 from handoff.analysis.constraints.values import atom_carried
 from handoff.analysis.constraints.vocabulary import NEGATIONS, QUALIFIERS
 
@@ -97,7 +98,7 @@ class _Downstream:
 
     def __init__(self, tokens: Iterable[str]) -> None:
         self.tokens = frozenset(tokens)
-        self.terms = parse_terms(self.tokens)
+        self.terms = comparable_terms(self.tokens)
         self.phrases = [p for p in map(parse_phrase, self.tokens) if p is not None]
         self.bounds: dict[str, list[str]] = {}
         bounded: dict[str, set[str]] = {}
@@ -183,6 +184,17 @@ def _carried(token: str, down: _Downstream, up_terms: Terms | None) -> bool:
     return up_terms is not None and down.carries_words(phrase, up_terms)
 
 
+def comparable_terms(tokens: Iterable[str]) -> Terms | None:
+    """The ``terms`` among stored ``tokens`` if this version can compare them, else ``None``.
+
+    Phrase words are hashed at comparison time with this version's stemming, so the terms of
+    rows written by another version (or none, before version 2) cannot meet them: those rows'
+    negations and qualifiers are carried only by an identical token, as version 1 compared them.
+    """
+    terms = parse_terms(list(tokens))
+    return terms if terms is not None and terms.version == CONSTRAINTS_VERSION else None
+
+
 def compare_constraints(upstream: Iterable[str], downstream: Iterable[str]) -> list[Finding]:
     """The upstream constraints ``downstream`` did not carry, in upstream token order (sorted).
 
@@ -190,7 +202,7 @@ def compare_constraints(upstream: Iterable[str], downstream: Iterable[str]) -> l
     ``terms`` token of each, when present, is what negations and qualifiers are compared on.
     """
     up = sorted(set(upstream))
-    up_terms = parse_terms(up)
+    up_terms = comparable_terms(up)
     down = _Downstream(downstream)
     found = (_finding(token, down, up_terms) for token in up if not token.startswith(TERMS_CLASS + ":"))
     return [finding for finding in found if finding is not None]

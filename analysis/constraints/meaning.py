@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from hashlib import blake2b
 
+from handoff.analysis.constraints.tokens import CONSTRAINTS_VERSION
+
 #: The class of the one per-text terms token; not a constraint class.
 TERMS_CLASS = "terms"
 
@@ -67,6 +69,7 @@ _RESTRICTION_CUES = {
 }
 _CONTRACTED_NOT = re.compile(r"n[’']t$")
 _WORD = re.compile(r"[^\W\d_][^\W_]*(?:['’-][^\W_]+)*")  # snake_case keys are words apart
+_VERSION_FIELD = re.compile(r"v\d+")
 # A clause ends at these; a full stop only before a space or the end (``7.2(b)`` is one word).
 # A colon after "Exception" or "Condition" labels the clause it opens, so it does not end one.
 _CLAUSE_END = re.compile(
@@ -90,6 +93,8 @@ class Terms:
     conditioned: frozenset[str] = frozenset()
     negations: int = 0
     conditions: int = 0
+    #: The constraints version whose stem hashing wrote it (``v3`` in the token; none before that).
+    version: int = 2
 
 
 @lru_cache(maxsize=4)
@@ -222,19 +227,22 @@ def find_terms(text: str) -> Terms:
 def terms_token(text: str) -> str:
     """The stored form of :func:`find_terms`, hashes sorted.
 
-    ``terms:<lang> <negations> <conditions> <hash>[!][?] …``: ``!`` after a stem seen negated,
-    ``?`` after one seen conditioned.
+    ``terms:v<version> <lang> <negations> <conditions> <hash>[!][?] …``: ``!`` after a stem seen
+    negated, ``?`` after one seen conditioned.
     """
     terms = find_terms(text)
     marked = sorted(h + "!" * (h in terms.negated) + "?" * (h in terms.conditioned) for h in terms.words)
-    return f"{TERMS_CLASS}:{' '.join([terms.lang, str(terms.negations), str(terms.conditions), *marked])}"
+    fields = [f"v{CONSTRAINTS_VERSION}", terms.lang, str(terms.negations), str(terms.conditions), *marked]
+    return f"{TERMS_CLASS}:{' '.join(fields)}"
 
 
 def parse_terms(tokens: list[str] | tuple[str, ...] | set[str] | frozenset[str]) -> Terms | None:
     """The :class:`Terms` stored among ``tokens``, or ``None`` (tokens written before version 2)."""
     for token in tokens:
         if token.startswith(TERMS_CLASS + ":"):
-            lang, negations, conditions, *marked = token[len(TERMS_CLASS) + 1 :].split(" ")
+            fields = token[len(TERMS_CLASS) + 1 :].split(" ")
+            version = int(fields.pop(0)[1:]) if _VERSION_FIELD.fullmatch(fields[0]) else 2
+            lang, negations, conditions, *marked = fields
             return Terms(
                 lang,
                 frozenset(h.rstrip("!?") for h in marked),
@@ -242,5 +250,12 @@ def parse_terms(tokens: list[str] | tuple[str, ...] | set[str] | frozenset[str])
                 frozenset(h.rstrip("!?") for h in marked if "?" in h),
                 int(negations),
                 int(conditions),
+                version,
             )
     return None
+
+
+def tokens_version(tokens: list[str] | tuple[str, ...] | set[str] | frozenset[str]) -> int:
+    """The constraints version a stored token list was written with, as far as its ``terms`` tell (1: none)."""
+    terms = parse_terms(tokens)
+    return 1 if terms is None else terms.version

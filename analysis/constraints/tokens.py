@@ -10,7 +10,10 @@ from dataclasses import dataclass
 #: Bump whenever a token for the same text could change; stored in ``constraints_version``.
 # 2: comparisons (``comparison:>= unit:3 replicas``), list items (``list_item:``) and the
 # per-text ``terms`` token (stored by ``stored_tokens``).
-CONSTRAINTS_VERSION: int = 2
+# 3: stems hashed on their first five letters, the ``terms`` token marked ``v3``; keyed numbers,
+# ranges, worded durations and layout section numbers read anew. Phrases of older rows are compared
+# by identical token only (their stem hashes cannot meet this version's).
+CONSTRAINTS_VERSION: int = 3
 
 #: Every value ``Constraint.cls`` can take.
 CONSTRAINT_CLASSES: tuple[str, ...] = (

@@ -34,8 +34,8 @@ _LABELLED = tuple(cls for cls in CONSTRAINT_CLASSES if cls != "list_item")
 
 
 def test_version_and_classes_are_the_stored_contract():
-    """The writer stores version 2 tokens, and every token's class is one of the twelve named classes."""
-    assert CONSTRAINTS_VERSION == 2
+    """The writer stores version 3 tokens, and every token's class is one of the twelve named classes."""
+    assert CONSTRAINTS_VERSION == 3
     assert CONSTRAINT_CLASSES == (
         "number",
         "percent",

@@ -9,6 +9,7 @@ from handoff.analysis.constraints import (
     find_written,
     lost_tokens,
     stored_tokens,
+    tokens_version,
 )
 
 
@@ -136,7 +137,7 @@ def test_the_terms_token_is_stored_hashed_and_never_reported():
     tokens = stored_tokens("Never disclose the quarterly forecast.")
     terms = [t for t in tokens if t.startswith(TERMS_CLASS + ":")]
     assert len(terms) == 1
-    assert "forecast" not in terms[0] and terms[0].startswith("terms:en 1 0 ")
+    assert "forecast" not in terms[0] and terms[0].startswith("terms:v3 en 1 0 ")
     assert all(not f.token.startswith(TERMS_CLASS) for f in compare_constraints(tokens, []))
 
 
@@ -145,6 +146,21 @@ def test_version_1_tokens_compare_phrases_by_identical_token():
     up = ["negation:not restart the primary", "number:3"]
     assert lost_tokens(up, ["negation:not restart the primary", "number:3"]) == []
     assert lost_tokens(up, ["number:3"]) == ["negation:not restart the primary"]
+
+
+def test_version_2_terms_are_not_compared_with_this_versions_stems():
+    """A version 2 row (whole-stem hashes, no ``v`` mark) compares phrases by identical token, never by wrong hashes."""
+    up_text = "Do not restart the primary until the replica has caught up."
+    reworded = "Restarting the primary is not allowed until the replica has caught up."
+    current = stored_tokens(up_text), stored_tokens(reworded)
+    assert tokens_version(current[0]) == 3
+    assert [f.token for f in compare_constraints(*current)] == []
+    # The same rows as version 2 wrote them: the terms token without its version mark.
+    old = [[t.replace("terms:v3 ", "terms:", 1) for t in side] for side in current]
+    assert (tokens_version(old[0]), tokens_version(old[1])) == (2, 2)
+    lost = [f.token for f in compare_constraints(*old)]
+    assert lost and all(token.startswith(("negation:", "qualifier:")) for token in lost)
+    assert [f.token for f in compare_constraints(old[0], old[0])] == []
 
 
 def test_a_bound_restated_with_its_unit_or_currency_is_carried():

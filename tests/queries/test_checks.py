@@ -146,3 +146,16 @@ def test_a_check_says_which_token_version_it_compared(demo, population):
     old = [r for r in run_checks(connect(population.root), run_id=population.planted[-1]) if r.status == "fail"]
     assert [(r.check, r.lost) for r in old] == [("transform-constraints", INCIDENT_LOSS)]
     assert old[0].detail.endswith("(constraints version 1 tokens: phrases compared by identical token)")
+
+
+def test_a_check_on_rows_of_an_older_version_names_it():
+    """Rows whose terms another version hashed are checked, and the detail says which versions were compared."""
+    from handoff.analysis.constraints import stored_tokens
+    from handoff.queries.checks import _constraint_outcome
+
+    up = stored_tokens("Do not restart the primary before 06:00 UTC.")
+    down = stored_tokens("Restarting the primary is not allowed.")
+    as_v2 = [t.replace("terms:v3 ", "terms:", 1) for t in up]
+    outcome = _constraint_outcome(as_v2, down)
+    assert outcome.detail.endswith("(constraints version 2 and 3 tokens: phrases compared by identical token)")
+    assert "version" not in _constraint_outcome(up, down).detail
