@@ -48,10 +48,13 @@ from handoff.analysis.constraints.windows import Gate
 from handoff.analysis.constraints.worded import (
     NEEDS_WORDED_CLOCK,
     NEEDS_WORDED_DURATION,
+    NEEDS_WORDED_SHARE,
     WORDED_CLOCK,
     WORDED_DURATION,
+    WORDED_SHARE,
     worded_clock,
     worded_duration,
+    worded_share,
 )
 
 
@@ -573,6 +576,7 @@ def _extractors(num: str, amount: str) -> tuple[Extractor, ...]:
         (_quantity_pattern(num), _quantity, _DIGITS, None),
         (WORDED_DURATION, worded_duration, _WHOLE_TEXT, NEEDS_WORDED_DURATION),
         (WORDED_CLOCK, worded_clock, _WHOLE_TEXT, NEEDS_WORDED_CLOCK),
+        (WORDED_SHARE, worded_share, _WHOLE_TEXT, NEEDS_WORDED_SHARE),
         (_WRITTEN_NUMBER, _written_number, _WHOLE_TEXT, None),
     )
 

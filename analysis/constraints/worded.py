@@ -51,3 +51,37 @@ def worded_duration(m: re.Match[str], text: str, reading: Reading) -> list[Found
         return []
     value = canonical_quantity(amount, unit) or canonical_quantity(amount, unit.lower())
     return [make_found("unit", value, m.start(), m.end())] if value else []
+
+
+# A share written as a fraction is the percentage it equals ("half the fee" = 50%, "two thirds" ≈
+# 66.7%, "la totalité" = 100%). Read only where it is a share: before "of", an article or a
+# pronoun, or at the end of a clause; not "a third party", "the first half of March", "half past".
+_SHARES = {
+    "half": "50", "one half": "50", "a half": "50", "a quarter": "25", "one quarter": "25",
+    "three quarters": "75", "a third": "33.3", "one third": "33.3", "two thirds": "66.7",
+    "all": "100", "the whole": "100", "the entire": "100", "la mitad": "50", "un cuarto": "25",
+    "tres cuartos": "75", "un tercio": "33.3", "dos tercios": "66.7", "la totalidad": "100",
+    "la moitié": "50", "un quart": "25", "trois quarts": "75", "un tiers": "33.3",
+    "deux tiers": "66.7", "la totalité": "100", "die hälfte": "50", "der hälfte": "50",
+    "hälfte": "50", "ein viertel": "25", "drei viertel": "75", "ein drittel": "33.3",
+    "einem drittel": "33.3", "zwei drittel": "66.7",
+}  # fmt: skip
+_SHARE_WORDS = "|".join(sorted((w.replace(" ", r"[ \t-]") for w in _SHARES), key=len, reverse=True))
+WORDED_SHARE = re.compile(
+    r"(?<![\w-])(?<!first )(?<!second )(?<!other )(?<!latter )(?<!once )(?<!twice )(?<!times )(?<!per )"
+    rf"(?i:(?P<share>{_SHARE_WORDS}))"
+    r"(?:(?<=all)(?=[ \t]+of[ \t]+(?:the|its|their|it|them)\b)"  # "all of the shares", not "all shares"
+    r"|(?<!all)(?:(?=[ \t]+(?i:of|the|its|their|his|her|it|them|that|this|from|or|and|if|when|by"
+    r"|des|du|de|del|der|von|la|le|les|los|las)\b)"
+    r"|(?=[ \t]*[^\w \t'’-])|(?=[ \t]*$)))",
+    re.MULTILINE,
+)
+NEEDS_WORDED_SHARE = re.compile(
+    r"(?i:half|quart|third|all[ \t]+of|whole|entire|mitad|cuarto|tercio|totali|moiti|tiers|hälfte|viertel|drittel)"
+).search
+
+
+def worded_share(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
+    """``half the fee`` -> ``percent:50``, ``two thirds`` -> ``percent:66.7`` (an extractor's builder)."""
+    share = re.sub(r"[ \t-]+", " ", m["share"].lower())
+    return [make_found("percent", _SHARES[share], m.start(), m.end())]

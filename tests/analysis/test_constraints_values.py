@@ -300,3 +300,24 @@ def test_a_clause_is_carried_by_a_part_of_it():
         f.token
         for f in compare_constraints(stored_tokens("Clause 7.2(b) applies."), stored_tokens("Clause 7.2 applies."))
     ] == ["clause:7.2(b)"]
+
+
+@pytest.mark.parametrize(
+    ("upstream", "downstream"),
+    [
+        ("the deposit is capped at 50% of the rent", "the deposit is capped at half the rent"),
+        ("refund 100% of the charges if cancelled", "refund all of the charges if cancelled"),
+        ("cut the order by 25% if stock runs low", "cut the order by a quarter if stock runs low"),
+        ("about 66.7% of seats are taken", "about two thirds of seats are taken"),
+        ("el 50% del importe", "la mitad del importe"),
+        ("die Kosten zu 50% tragen", "die Hälfte der Kosten tragen"),
+    ],
+)
+def test_a_share_written_as_a_fraction_carries_its_percentage(upstream: str, downstream: str) -> None:
+    assert lost_constraints(upstream, downstream) == []
+
+
+def test_fraction_words_that_are_no_share_are_not_percentages() -> None:
+    for text in ("notify a third party", "in the first half of March", "at half past nine", "billed once a quarter."):
+        assert not [t for t in extract_constraints(text) if t.startswith("percent:")], text
+    assert lost_constraints("capped at 50% of the rent", "capped at a third of the rent") != []
