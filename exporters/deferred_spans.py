@@ -247,10 +247,13 @@ class DeferredTracer:
 
     def __init__(self, tracer: Any, emitter: SpanEmitter) -> None:
         from opentelemetry.sdk.trace import Tracer
+        from opentelemetry.sdk.trace.sampling import Decision, SamplingResult
 
         self.emitter = emitter
         self._real = tracer
         self._sampler = tracer.sampler
+        self._static = _static_decisions(tracer.sampler)
+        self._result, self._drop = SamplingResult, Decision.DROP
         self._ids = tracer.id_generator
         self._random_roots = bool(self._ids.is_trace_id_random())
         self._decided = _DecidedSampler()
@@ -276,7 +279,17 @@ class DeferredTracer:
         else:
             trace_id, random_id = self._ids.generate_trace_id(), _RANDOM if self._random_roots else 0
         links = links or ()
-        result = self._sampler.should_sample(context, trace_id, name, kind, attributes, links)
+        static = self._static
+        if static is not None:
+            # ParentBased over ALWAYS_ON/ALWAYS_OFF (the SDK default): the decision its delegates would return.
+            if parent.is_valid:
+                decision = static[1 + parent.is_remote * 2 + parent.trace_flags.sampled]
+                trace_state = parent.trace_state
+            else:
+                decision, trace_state = static[0], None
+            result = self._result(decision, None if decision is self._drop else attributes, trace_state)
+        else:
+            result = self._sampler.should_sample(context, trace_id, name, kind, attributes, links)
         flags = TraceFlags((_SAMPLED if result.decision.is_sampled() else 0) | random_id)
         span_context = SpanContext(trace_id, self._ids.generate_span_id(), False, flags, result.trace_state)
         if not result.decision.is_recording():
@@ -316,6 +329,29 @@ class DeferredTracer:
             sdk_span.update_name(span._name)
         sdk_span.end(span._end_ns)
         return sdk_span.get_span_context() == ours
+
+
+def _static_decisions(sampler: Any) -> tuple[Any, ...] | None:
+    """For a ``ParentBased`` sampler whose delegates all are ``StaticSampler`` (the SDK default:
+    ``ParentBased(ALWAYS_ON)``), its decisions for (root, local not sampled, local sampled, remote not
+    sampled, remote sampled); ``None`` for any other sampler (asked on every span).
+
+    Exact types only: a subclass may decide otherwise, and so may a sampler set by the application.
+    """
+    from opentelemetry.sdk.trace.sampling import ParentBased, StaticSampler
+
+    if type(sampler) is not ParentBased:
+        return None
+    try:
+        delegates = (
+            sampler._root, sampler._local_parent_not_sampled, sampler._local_parent_sampled,
+            sampler._remote_parent_not_sampled, sampler._remote_parent_sampled,
+        )  # fmt: skip
+        if any(type(delegate) is not StaticSampler for delegate in delegates):
+            return None
+        return tuple(delegate._decision for delegate in delegates)
+    except AttributeError:  # another SDK version's layout: ask the sampler
+        return None
 
 
 _emitters: weakref.WeakSet[SpanEmitter] = weakref.WeakSet()

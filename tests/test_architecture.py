@@ -26,8 +26,13 @@ MAX_FUNCTION_LINES = 80
 #: Private names of other projects we rely on: documented (namedtuple's ``_asdict``) or the only
 #: way in (OpenTelemetry's key for suppressing instrumentation, which the writer thread sets; the
 #: span limits and instrumentation scope of an SDK tracer, which the twin tracer that emits handoff
-#: spans after the step must be built with, in exporters/deferred_spans.py).
-FOREIGN_PRIVATES = {"_asdict", "_SUPPRESS_INSTRUMENTATION_KEY", "_span_limits", "_instrumentation_scope"}
+#: spans after the step must be built with, in exporters/deferred_spans.py; the delegates of the
+#: SDK's ``ParentBased`` sampler and a ``StaticSampler``'s decision, read once per tracer so the
+#: default sampler's constant decisions are not asked for per span, same file).
+FOREIGN_PRIVATES = {
+    "_asdict", "_SUPPRESS_INSTRUMENTATION_KEY", "_span_limits", "_instrumentation_scope", "_root", "_decision",
+    "_local_parent_not_sampled", "_local_parent_sampled", "_remote_parent_not_sampled", "_remote_parent_sampled",
+}  # fmt: skip
 
 
 def _modules() -> dict[str, Path]:

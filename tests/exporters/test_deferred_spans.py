@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -192,3 +193,43 @@ def test_a_step_under_a_parent_that_was_not_sampled_exports_no_span(spans):
         price("brief")
     handoff.flush(10)
     assert spans.get_finished_spans() == ()
+
+
+@pytest.mark.parametrize(
+    "sampler_of",
+    [
+        lambda s: ParentBased(s.ALWAYS_ON),
+        lambda s: ParentBased(s.ALWAYS_OFF, remote_parent_not_sampled=s.ALWAYS_ON, local_parent_sampled=s.ALWAYS_OFF),
+        lambda s: ParentBased(s.TraceIdRatioBased(0.5)),
+    ],
+)
+def test_a_handoff_span_gets_the_decision_and_trace_state_its_sampler_gives_under_every_kind_of_parent(sampler_of):
+    """The SDK default sampler is not asked per span (its delegates are constant): the decision must be the same."""
+    from opentelemetry.sdk.trace import sampling
+    from opentelemetry.trace import SpanContext, TraceFlags, TraceState
+
+    from handoff.exporters.deferred_spans import DeferredTracer, SpanEmitter
+
+    sampler = sampler_of(sampling)
+    tracer = TracerProvider(sampler=sampler).get_tracer("t")
+    deferred = DeferredTracer(tracer, SpanEmitter())
+    state = TraceState([("vendor", "v1")])
+    parents = [None] + [
+        trace.NonRecordingSpan(SpanContext(0x1234, 0x5678, remote, TraceFlags(flags), state))
+        for remote in (False, True)
+        for flags in (0, 1)
+    ]
+    attributes = {"handoff.id": "h1"}
+    for parent in parents:
+        context = trace.set_span_in_context(parent) if parent is not None else None
+        token = otel_context.attach(context) if context is not None else None
+        try:
+            span = deferred.start("handoff a -> b", attributes, 1, trace.SpanKind.INTERNAL, None)
+            expected = sampler.should_sample(otel_context.get_current(), span.get_span_context().trace_id, "x")
+        finally:
+            if token is not None:
+                otel_context.detach(token)
+        got = span.get_span_context()
+        assert got.trace_flags.sampled == expected.decision.is_sampled(), parent
+        assert span.is_recording() == expected.decision.is_recording(), parent
+        assert (got.trace_state or None) == (expected.trace_state or None), parent
