@@ -163,7 +163,11 @@ def _finding(token: str, down: _Downstream, up_terms: Terms | None) -> Finding |
         other = down.bounds.get(atom)
         if other:
             return Finding(token, "changed", other[0])
-        if op == "<=" and atom.startswith(("date:", "time:")) and atom in down.tokens:
+        if (
+            op == "<="
+            and atom.startswith(("date:", "time:"))
+            and (atom in down.tokens or atom_carried(atom, down.tokens))
+        ):
             return None  # a deadline: "no later than March 31" = "by March 31" = "due March 31"
         return Finding(token)
     return None if _carried(token, down, up_terms) else Finding(token)

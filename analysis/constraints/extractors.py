@@ -131,6 +131,9 @@ def _date_numeric(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
         return []
     day_first = m["sep"] == "." or (reading.day_first and int(b) <= 12) or int(a) > 12
     day, month = (a, b) if day_first else (b, a)
+    if reading.either_order and m["sep"] == "/" and int(a) != int(b) and max(int(a), int(b)) <= 12:
+        readings = sorted(filter(None, (_date_value(int(c), int(b), int(a)), _date_value(int(c), int(a), int(b)))))
+        return [make_found("date", "|".join(readings), m.start(), m.end())]  # 12/03/2026: either reading
     return _date_emit(m, reading, c, int(month), day)
 
 

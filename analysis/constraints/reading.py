@@ -23,11 +23,15 @@ class Reading:
 
     decimal_comma: bool = False
     day_first: bool = False
+    #: Nothing in the text fixes the order (no slashed date has a part above 12, none is dotted,
+    #: named dates are not written more one way): a slashed ``12/03/2026`` states either reading.
+    either_order: bool = False
 
     @property
     def key(self) -> str:
         """A short string naming this reading, unique per reading (the piece cache keys on it)."""
-        return f"{'c' if self.decimal_comma else 'p'}{'d' if self.day_first else 'm'}\x00"
+        order = "e" if self.either_order else "d" if self.day_first else "m"
+        return f"{'c' if self.decimal_comma else 'p'}{order}\x00"
 
 
 ENGLISH = Reading()
@@ -55,6 +59,17 @@ def _named_orders() -> tuple[re.Pattern[str], re.Pattern[str]]:
     )
 
 
+def _order_fixed(text: str, slashed: list[tuple[str, str]]) -> bool:
+    """Whether ``text`` fixes the order of its slashed dates: a dotted date, more slashed dates with
+    a part above 12 in one position than in the other, or more named dates in one order."""
+    day_votes = sum(int(first) > 12 >= int(second) for first, second in slashed)
+    month_votes = sum(int(second) > 12 >= int(first) for first, second in slashed)
+    if day_votes != month_votes or _DOTTED_DATE.search(text):
+        return True
+    day_named, month_named = _named_orders()
+    return len(day_named.findall(text)) != len(month_named.findall(text))
+
+
 def _day_first(text: str, slashed: list[tuple[str, str]], decimal_comma: bool) -> bool:
     """Whether the slashed dates of ``text`` are day first: by their own values, then by the order of
     its named dates, then by where the text is from."""
@@ -77,4 +92,4 @@ def read_text(text: str) -> Reading:
     decimal_comma = bool(comma_votes) and comma_votes > point_votes
     slashed = _SLASH_DATE.findall(text)  # without a slashed date the date order decides nothing
     day_first = bool(slashed) and _day_first(text, slashed, decimal_comma)
-    return Reading(decimal_comma, day_first)
+    return Reading(decimal_comma, day_first, bool(slashed) and not _order_fixed(text, slashed))

@@ -22,6 +22,7 @@ from handoff.analysis.constraints.phrases import find_phrases
 from handoff.analysis.constraints.quantities import canonical_quantity, duration_seconds, duration_value
 from handoff.analysis.constraints.reading import Reading, read_text
 from handoff.analysis.constraints.tokens import Constraint, Found
+from handoff.analysis.constraints.values import either_reading_carried
 from handoff.analysis.constraints.vocabulary import UNIT_FORMS
 from handoff.analysis.constraints.windows import Gate, View, fold, gate_spans
 
@@ -178,13 +179,15 @@ _PIECES = PieceCache(PIECE_CACHE_ENTRIES, PIECE_CACHE_CHARS, find_constraints)
 def lost_constraints(upstream: str, downstream: str) -> list[Constraint]:
     """Constraints of ``upstream`` whose token does not appear in ``downstream``.
 
-    One entry per lost token (its first occurrence), in upstream text order.
+    One entry per lost token (its first occurrence), in upstream text order. A slashed date that
+    states either of two readings (``12/03/2026`` in a text that fixes no order) is kept by either.
     """
-    kept = {c.token for c in find_constraints(downstream)}
+    kept = frozenset(c.token for c in find_constraints(downstream))
     lost: dict[str, Constraint] = {}
     for constraint in find_constraints(upstream):
-        if constraint.token not in kept and constraint.token not in lost:
-            lost[constraint.token] = constraint
+        token = constraint.token
+        if token not in kept and token not in lost and not either_reading_carried(token, kept):
+            lost[token] = constraint
     return list(lost.values())
 
 

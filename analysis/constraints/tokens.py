@@ -11,7 +11,8 @@ from dataclasses import dataclass
 # 2: comparisons (``comparison:>= unit:3 replicas``), list items (``list_item:``) and the
 # per-text ``terms`` token (stored by ``stored_tokens``).
 # 3: stems hashed on their first five letters, the ``terms`` token marked ``v3``; keyed numbers,
-# ranges, worded durations and layout section numbers read anew. Phrases of older rows are compared
+# ranges, worded durations and layout section numbers read anew; fraction words as percentages, and a
+# slashed date in a text that fixes no order as both readings (``date:2026-03-12|2026-12-03``). Phrases of older rows are compared
 # by identical token only (their stem hashes cannot meet this version's).
 CONSTRAINTS_VERSION: int = 3
 

@@ -110,6 +110,12 @@ def _number_written_otherwise(value: Decimal, downstream: frozenset[str]) -> boo
 
 
 @lru_cache(maxsize=256)
+def _either_readings(downstream: frozenset[str]) -> frozenset[str]:
+    """The readings of the slashed dates downstream that state either of two (``date:2026-03-12|2026-12-03``)."""
+    return frozenset(r for t in downstream if t.startswith("date:") and "|" in t for r in t[5:].split("|"))
+
+
+@lru_cache(maxsize=256)
 def _written_quantities(downstream: frozenset[str]) -> frozenset[Decimal]:
     return frozenset(n for token in downstream if token.startswith("unit:") for n in written_values(token[5:]))
 
@@ -131,6 +137,16 @@ def _clause_carried(ref: str, downstream: frozenset[str]) -> bool:
     if any(t.startswith((f"clause:{ref}(", f"clause:{ref}.")) for t in downstream):
         return True  # a part of the clause names it: "§ 288" is carried by "Section 288(2)"
     return _DOTTED_REF.fullmatch(bare) is not None and f"number:{bare}" in downstream
+
+
+def either_reading_carried(token: str, downstream: frozenset[str]) -> bool:
+    """Whether a date is carried by a slashed date of either reading downstream, or a slashed date
+    of either reading (``date:2026-03-12|2026-12-03``) by one of its readings."""
+    if not token.startswith("date:"):
+        return False
+    if "|" in token:
+        return any(f"date:{reading}" in downstream for reading in token[5:].split("|"))
+    return token[5:] in _either_readings(downstream)
 
 
 def atom_carried(token: str, downstream: frozenset[str]) -> bool:
@@ -164,6 +180,8 @@ def atom_carried(token: str, downstream: frozenset[str]) -> bool:
         return _clause_carried(token[7:], downstream)
     if cls == "date":
         value = token[5:]
+        if either_reading_carried(token, downstream):  # a slashed date in a text that fixes no order
+            return True
         return (
             len(value) in (7, 10) and value[-5:] in days and ("date:--" + value[-5:] in downstream or value[0] == "-")
         )

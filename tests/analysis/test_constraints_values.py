@@ -321,3 +321,19 @@ def test_fraction_words_that_are_no_share_are_not_percentages() -> None:
     for text in ("notify a third party", "in the first half of March", "at half past nine", "billed once a quarter."):
         assert not [t for t in extract_constraints(text) if t.startswith("percent:")], text
     assert lost_constraints("capped at 50% of the rent", "capped at a third of the rent") != []
+
+
+def _lost_atoms(upstream: str, downstream: str) -> list[str]:
+    found = compare_constraints(stored_tokens(upstream), stored_tokens(downstream))
+    return [f.token for f in found if f.token.startswith(("date:", "comparison:"))]
+
+
+def test_a_slashed_date_no_other_date_orders_carries_either_reading():
+    """``05/09/2026`` alone is 5 September or May 9: it carries either named date, and no third one."""
+    assert _lost_atoms("payment received 5 September 2026", "payment received on 05/09/2026") == []
+    assert _lost_atoms("payment received May 9, 2026", "payment received on 05/09/2026") == []
+    assert _lost_atoms("pay no later than 9 May 2026", "pay by 05/09/2026") == []
+    assert _lost_atoms("payment received on 05/09/2026", "payment received 9 May 2026") == []
+    assert _lost_atoms("payment received 6 September 2026", "payment received on 05/09/2026") == ["date:2026-09-06"]
+    # A day above 12 in another slashed date fixes the order for all of them.
+    assert _lost_atoms("from 05/09/2026 to 19/09/2026", "from 9 May 2026 to 19 September 2026") == ["date:2026-09-05"]

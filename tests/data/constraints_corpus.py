@@ -163,7 +163,7 @@ CASES: list[dict] = [
         "approval-date-dropped",
         "Board approval dated 12/01/2025 is attached.",
         "Board approval is attached.",
-        date=["date:2025-12-01"],
+        date=["date:2025-01-12|2025-12-01"],  # no other date fixes the order: either reading
     ),
     _case(
         "subtotal-reformatted",
