@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
 
+from handoff.analysis.constraints import worded
 from handoff.analysis.constraints.numerals import parse_number, plain_number
 from handoff.analysis.constraints.quantities import canonical_quantity
 from handoff.analysis.constraints.reading import Reading
@@ -27,6 +28,8 @@ from handoff.analysis.constraints.vocabulary import (
     CURRENCY_CODES,
     CURRENCY_SYMBOLS,
     CURRENCY_WORDS,
+    DOLLAR_PREFIX,
+    DOLLAR_PREFIXES,
     FILLER_WORDS,
     MONTH,
     MONTHS,
@@ -45,17 +48,6 @@ from handoff.analysis.constraints.vocabulary import (
     trie_pattern,
 )
 from handoff.analysis.constraints.windows import Gate
-from handoff.analysis.constraints.worded import (
-    NEEDS_WORDED_CLOCK,
-    NEEDS_WORDED_DURATION,
-    NEEDS_WORDED_SHARE,
-    WORDED_CLOCK,
-    WORDED_DURATION,
-    WORDED_SHARE,
-    worded_clock,
-    worded_duration,
-    worded_share,
-)
 
 
 def _money_value(raw: str, code: str, multiplier: int) -> str | None:
@@ -77,8 +69,11 @@ def _multiplier(m: re.Match[str]) -> int:
 
 
 def _money_symbol(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
-    start = m.start() - 2 if text[max(m.start() - 2, 0) : m.start()] == "US" else m.start()
-    value = _money_value(m["num"], CURRENCY_SYMBOLS[m["sym"]], _multiplier(m))
+    start, code = m.start(), CURRENCY_SYMBOLS[m["sym"]]
+    prefix = DOLLAR_PREFIX.search(text, max(start - 2, 0), start) if m["sym"] == "$" else None
+    if prefix:
+        start, code = prefix.start(), DOLLAR_PREFIXES[prefix.group()]
+    value = _money_value(m["num"], code, _multiplier(m))
     return [make_found("money", value, start, m.end())] if value else []
 
 
@@ -211,6 +206,8 @@ def _unit(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     if amount is None:
         return []
     spelling = m["unit"]
+    if spelling == "h" and _CLOCK_BEFORE.search(text, max(0, m.start() - 3), m.start()) and amount <= 23:
+        return [make_found("time", f"{int(amount):02d}:00", m.start(), m.end())]  # French "à 18 h" is 18:00
     if spelling == "in" and not _INCHES_END.match(text, m.end()):
         return _bare_number(m["num"], m.start(), m.end("num"), text, reading)  # "5 in the box"
     if spelling in _ATTACHED_DURATIONS and m.end("num") == m.start("unit"):
@@ -365,6 +362,7 @@ _WRITTEN_NUMBER = re.compile(
     rf"(?<![\w-])(?i:(?:{trie_pattern(NUMBER_WORDS)})(?:{_NUMBER_PART})*(?:[ -]{_NUMBER_WORD})*)(?![\w-])"
 )
 _ATTACHED_DURATIONS = {"m": "min", "d": "day"}
+_CLOCK_BEFORE = re.compile(r"(?<![\w])à[ \t\u00a0]\Z")
 _SIGNED_UNITS = frozenset(("°C", "ºC", "degC", "°F", "ºF", "degF"))
 _MINUS_BEFORE = re.compile(r"(?:^|(?<=[^\w.,]))[-−]\Z")
 _ZONE_OFFSET_BEFORE = re.compile(r"(?:UTC|GMT)[ \t]?[+−-]\Z")
@@ -577,9 +575,9 @@ def _extractors(num: str, amount: str) -> tuple[Extractor, ...]:
         ),
         (re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+){2,}(?![\w]|\.\d)"), _id_dotted, _DIGITS, _NEEDS_DOTS),
         (_quantity_pattern(num), _quantity, _DIGITS, None),
-        (WORDED_DURATION, worded_duration, _WHOLE_TEXT, NEEDS_WORDED_DURATION),
-        (WORDED_CLOCK, worded_clock, _WHOLE_TEXT, NEEDS_WORDED_CLOCK),
-        (WORDED_SHARE, worded_share, _WHOLE_TEXT, NEEDS_WORDED_SHARE),
+        (worded.WORDED_DURATION, worded.worded_duration, _WHOLE_TEXT, worded.NEEDS_WORDED_DURATION),
+        (worded.WORDED_CLOCK, worded.worded_clock, _WHOLE_TEXT, worded.NEEDS_WORDED_CLOCK),
+        (worded.WORDED_SHARE, worded.worded_share, _WHOLE_TEXT, worded.NEEDS_WORDED_SHARE),
         (_WRITTEN_NUMBER, _written_number, _WHOLE_TEXT, None),
     )
 

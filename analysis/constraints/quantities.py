@@ -79,6 +79,7 @@ for _unit, *_spellings in (
     ("foot", "ft", "foot", "feet"),
     ("mile", "mi", "mile", "miles"),
     ("milliliter", "ml", "mL", "milliliter", "milliliters", "millilitre", "millilitres"),
+    ("centiliter", "cl", "cL", "centiliter", "centiliters", "centilitre", "centilitres"),
     ("liter", "l", "L", "liter", "liters", "litre", "litres"),
     ("gallon", "gal", "gallon", "gallons"),
     ("degree_Celsius", "°C", "ºC", "degC"),

@@ -295,3 +295,18 @@ NEGATION_WORDS = (
         )
     ),
 )
+
+# Dollars of other countries are written with a prefix: S$310 is 310 Singapore dollars, not USD.
+DOLLAR_PREFIXES = {
+    "US": "USD",
+    "S": "SGD",
+    "A": "AUD",
+    "AU": "AUD",
+    "C": "CAD",
+    "CA": "CAD",
+    "NZ": "NZD",
+    "HK": "HKD",
+    "R": "BRL",
+    "MX": "MXN",
+}
+DOLLAR_PREFIX = re.compile(r"(?<![A-Za-z])(?:US|AU|CA|NZ|HK|MX|[SACR])\Z")

@@ -20,10 +20,11 @@ WORDED_DURATION = re.compile(
     r"(?P<unit>minute|hour|day|week|month|year|minuto|hora|día|semana|mes|año|heure|jour|semaine|mois|an"
     r"|Minute|Stunde|Tag|Woche|Monat|Jahr)s?"
     r"(?P<tailhalf>[ \t]+and[ \t]+a[ \t]+half)?"
-    r"|(?:(?:an?|one)[ \t]+)?(?P<frac>half|quarter)(?:[ \t]+(?:of[ \t]+)?an?)?[ \t-]+(?P<funit>minute|hour|day|week|month|year))"
+    r"|(?:(?:an?|one)[ \t]+)?(?P<frac>half|quarter|three[ \t]+quarters)(?:[ \t]+(?:of[ \t]+)?an?)?[ \t-]+"
+    r"(?P<funit>minute|hour|day|week|month|year))"
     r"(?![\w-])"
 )
-_FRACTIONS = {"half": Decimal("0.5"), "quarter": Decimal("0.25")}
+_FRACTIONS = {"half": Decimal("0.5"), "quarter": Decimal("0.25"), "three quarters": Decimal("0.75")}
 NEEDS_WORDED_DURATION = re.compile(r"(?i:half|quarter|one[ \t-]|un[ae]?[ \t]|ein)").search
 
 
@@ -44,7 +45,7 @@ def worded_clock(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
 def worded_duration(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     """A duration written in words; "a day"/"an hour" alone is a rate's unit ("€5 a day"), not one."""
     if m["frac"]:
-        amount, unit = _FRACTIONS[m["frac"].lower()], m["funit"].lower()
+        amount, unit = _FRACTIONS[re.sub(r"[ \t]+", " ", m["frac"].lower())], m["funit"].lower()
     elif m["andhalf"] or m["tailhalf"] or m["whole"].lower() not in ("a", "an"):  # "un mes" is "one month"
         amount, unit = Decimal("1.5") if m["andhalf"] or m["tailhalf"] else Decimal(1), m["unit"]
     else:

@@ -337,3 +337,28 @@ def test_a_slashed_date_no_other_date_orders_carries_either_reading():
     assert _lost_atoms("payment received 6 September 2026", "payment received on 05/09/2026") == ["date:2026-09-06"]
     # A day above 12 in another slashed date fixes the order for all of them.
     assert _lost_atoms("from 05/09/2026 to 19/09/2026", "from 9 May 2026 to 19 September 2026") == ["date:2026-09-05"]
+
+
+@pytest.mark.parametrize(
+    ("upstream", "downstream"),
+    [
+        ("the tour costs S$145 per person", "the tour costs SGD 145 per person"),
+        ("fee A$90, cap C$1,200", "fee AUD 90, cap CAD 1,200"),
+        ("rinse for 45 minutes", "rinse for three quarters of an hour"),
+        ("dilute in 330 mL of water", "diluer dans 33 cL d'eau"),
+        ("the office opens at 09:00", "le bureau ouvre à 9 h"),
+    ],
+)
+def test_money_durations_volumes_and_clocks_written_another_way(upstream: str, downstream: str) -> None:
+    assert _lost_values(upstream, downstream) == []
+
+
+def _lost_values(upstream: str, downstream: str) -> list[str]:
+    found = compare_constraints(stored_tokens(upstream), stored_tokens(downstream))
+    return [f.token for f in found if f.token.split(":", 1)[0] in ("money", "unit", "time", "percent", "date")]
+
+
+def test_a_prefixed_dollar_is_not_a_us_dollar_and_a_duration_in_hours_is_no_clock():
+    assert _lost_values("the tour costs $145 per person", "the tour costs S$145 per person") == ["money:USD145.00"]
+    assert "unit:9 h" in extract_constraints("la visite dure 9 h")
+    assert _lost_values("rinse for 40 minutes", "rinse for three quarters of an hour") == ["unit:40 min"]
