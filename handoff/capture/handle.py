@@ -26,7 +26,7 @@ from handoff.capture.lineage import infer_lineage
 from handoff.capture.recorder import Recorder, get_recorder
 from handoff.capture.render import TEXT, Rendered, render_value
 from handoff.capture.runs import end_run, start_run
-from handoff.capture.spec import StepSpec
+from handoff.capture.spec import StepSpec, config_strings
 from handoff.diagnostics import warn_once
 from handoff.exporters.spans import span_ids
 from handoff.model import VERDICTS, Event, Handoff, describe_error, describe_value
@@ -78,7 +78,7 @@ class Handle:
         "handoff_id", "ts_ns", "_t0", "_config", "_input", "_input_type", "_input_sha", "_output", "_output_type",
         "_output_sha", "_input_tokens", "_output_tokens", "_parent_id", "_fan_in", "_from", "_attempt",
         "_retry_of", "status", "_error", "_finished", "_tokens", "_span", "_span_name", "_verdict", "_verdict_reason",
-        "_input_failed", "_capture_errors", "_input_on_span",
+        "_input_failed", "_capture_errors", "_input_on_span", "_config_strings",
     )  # fmt: skip
 
     def __init__(
@@ -104,6 +104,7 @@ class Handle:
         self.ts_ns = time.time_ns()
         self._t0 = time.perf_counter_ns()
         self._config = dict(spec.config)
+        self._config_strings: tuple | None = spec.config_strings  # None once h.config() added some
         self._input: bytes | None = None
         self._input_type: str | None = None
         self._input_sha: str | None = None
@@ -171,7 +172,11 @@ class Handle:
 
     def config(self, **values: Any) -> None:
         """Add config (``model``, ``effort``, ``prompt_pack``, ``template`` or anything else)."""
-        self.guarded(lambda: self._config.update(values))
+        self.guarded(self._add_config, values)
+
+    def _add_config(self, values: dict[str, Any]) -> None:
+        self._config.update(values)
+        self._config_strings = None
 
     def fallback(self, name: str, error: BaseException | None = None, **attributes: Any) -> None:
         """Record a named fallback on this handoff and mark it ``status=fallback``."""
@@ -374,9 +379,10 @@ class Handle:
             attributes.update(self._input_attributes())
             for link in self._parent_links() or ():
                 span.add_link(link.context, link.attributes)
-        model = self._config.get("model")
-        if model is not None and model != self._spec.config.get("model"):
-            attributes["gen_ai.request.model"] = describe_value(model)  # given with h.config() after the start
+        if self._config_strings is None:
+            model = self._config.get("model")
+            if model is not None and model != self._spec.config.get("model"):
+                attributes["gen_ai.request.model"] = describe_value(model)  # given with h.config() after the start
         if self._output is not None:
             attributes["handoff.output.sha256"] = self._output_sha or ""
         if self._input_tokens is not None:
@@ -405,6 +411,7 @@ class Handle:
     def _record(self, duration_ms: float) -> Handoff:
         trace_id, span_id = span_ids(self._span) if self._span is not None else (None, None)
         config, error, spec = self._config, self._error, self._spec
+        model, effort, prompt_pack, template = self._config_strings or config_strings(config)
         # Positional, in Handoff's field order: 38 keyword arguments cost 1.5 µs more per call.
         return Handoff(
             self._run.run_id,  # run_id
@@ -429,10 +436,10 @@ class Handle:
             self._recorder.digest_alg,  # digest_alg
             self._input_tokens,  # input_tokens
             self._output_tokens,  # output_tokens
-            _opt_str(config.get("model")),  # model
-            _opt_str(config.get("effort")),  # effort
-            _opt_str(config.get("prompt_pack")),  # prompt_pack
-            _opt_str(config.get("template")),  # template
+            model,  # model
+            effort,  # effort
+            prompt_pack,  # prompt_pack
+            template,  # template
             config,  # config
             self._attempt,  # attempt
             self._retry_of,  # retry_of
@@ -445,7 +452,3 @@ class Handle:
             spec.allow_empty,  # allow_empty
             "; ".join(self._capture_errors) or None,  # capture_error
         )
-
-
-def _opt_str(value: Any) -> str | None:
-    return value if value is None or type(value) is str else describe_value(value)

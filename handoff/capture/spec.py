@@ -26,6 +26,7 @@ class StepSpec:
         "replay",
         "span_attributes",
         "span_kind",
+        "config_strings",
     )
 
     def __init__(
@@ -64,6 +65,16 @@ class StepSpec:
         self.span_attributes = genai_attributes(to, kind, config, operation, provider)
         #: ``CLIENT`` for a call to a model API, else ``INTERNAL`` (as the GenAI conventions ask).
         self.span_kind = "CLIENT" if operation in MODEL_OPERATIONS else "INTERNAL"
+        #: The record's model, effort, prompt_pack and template of a call that adds no config of its own.
+        self.config_strings = config_strings(config)
+
+
+def config_strings(config: dict[str, Any]) -> tuple[str | None, str | None, str | None, str | None]:
+    """A record's ``model``, ``effort``, ``prompt_pack`` and ``template``, as strings (``None``: not given)."""
+    return tuple(  # type: ignore[return-value]
+        value if value is None or type(value) is str else describe_value(value)
+        for value in (config.get(key) for key in ("model", "effort", "prompt_pack", "template"))
+    )
 
 
 #: Operations of a model API call (``gen_ai.operation.name``), as the adapters know them.
