@@ -148,13 +148,18 @@ def _time(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
         return []
     if half:
         hour = hour % 12 + (12 if half == "p" else 0)
-    tz = m["tz"] or _shared_zone(text, m.end())
+    return [
+        make_found("time", _zoned(hour, minute, second, m["tz"] or _shared_zone(text, m.end())), m.start(), m.end())
+    ]
+
+
+def _zoned(hour: int, minute: int, second: int, tz: str | None) -> str:
+    """A clock's token value: in UTC (``Z``) when its zone is one we know the offset of."""
     offset = _offset_minutes(tz)
     zone = "Z" if offset is not None else (tz or "")
     if offset is not None:
         hour, minute = divmod((hour * 60 + minute - offset) % 1440, 60)
-    value = f"{hour:02d}:{minute:02d}" + (f":{second:02d}" if second else "") + zone
-    return [make_found("time", value, m.start(), m.end())]
+    return f"{hour:02d}:{minute:02d}" + (f":{second:02d}" if second else "") + zone
 
 
 def _shared_zone(text: str, end: int) -> str | None:
@@ -206,8 +211,8 @@ def _unit(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     if amount is None:
         return []
     spelling = m["unit"]
-    if spelling == "h" and _CLOCK_BEFORE.search(text, max(0, m.start() - 3), m.start()) and amount <= 23:
-        return [make_found("time", f"{int(amount):02d}:00", m.start(), m.end())]  # French "à 18 h" is 18:00
+    if spelling == "h" and (clock := worded.hour_clock(text, m.start(), m.end(), amount)):
+        return [make_found("time", _zoned(clock[0], 0, 0, clock[1] or _shared_zone(text, m.end())), m.start(), m.end())]
     if spelling == "in" and not _INCHES_END.match(text, m.end()):
         return _bare_number(m["num"], m.start(), m.end("num"), text, reading)  # "5 in the box"
     if spelling in _ATTACHED_DURATIONS and m.end("num") == m.start("unit"):
@@ -362,7 +367,6 @@ _WRITTEN_NUMBER = re.compile(
     rf"(?<![\w-])(?i:(?:{trie_pattern(NUMBER_WORDS)})(?:{_NUMBER_PART})*(?:[ -]{_NUMBER_WORD})*)(?![\w-])"
 )
 _ATTACHED_DURATIONS = {"m": "min", "d": "day"}
-_CLOCK_BEFORE = re.compile(r"(?<![\w])à[ \t\u00a0]\Z")
 _SIGNED_UNITS = frozenset(("°C", "ºC", "degC", "°F", "ºF", "degF"))
 _MINUS_BEFORE = re.compile(r"(?:^|(?<=[^\w.,]))[-−]\Z")
 _ZONE_OFFSET_BEFORE = re.compile(r"(?:UTC|GMT)[ \t]?[+−-]\Z")

@@ -12,6 +12,7 @@ from decimal import Decimal
 from handoff.analysis.constraints.quantities import canonical_quantity
 from handoff.analysis.constraints.reading import Reading
 from handoff.analysis.constraints.tokens import Found, make_found
+from handoff.analysis.constraints.vocabulary import TIME_ZONES
 
 # "one week", "half an hour", "a quarter of an hour", "an hour and a half", "one and a half days":
 # a duration in words ("one" is read before a unit, where it is no article).
@@ -86,3 +87,27 @@ def worded_share(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     """``half the fee`` -> ``percent:50``, ``two thirds`` -> ``percent:66.7`` (an extractor's builder)."""
     share = re.sub(r"[ \t-]+", " ", m["share"].lower())
     return [make_found("percent", _SHARES[share], m.start(), m.end())]
+
+
+# "à 18 h", "entre 9 h et 12 h", "8 h – 18 h CET": an hour written with "h" is a clock after "à",
+# "entre", "between", "vers", "dès" or in a range of such hours; "pendant 12 h" stays a duration.
+_SP = r"[ \t\u00a0]"
+_HOUR_CUE = re.compile(rf"(?<![\w])(?i:à|entre|between|vers|dès|from|de){_SP}\Z")
+_HOUR_RANGE_AFTER = re.compile(
+    rf"{_SP}*(?:[–—-]|à|et|and|to){_SP}*\d{{1,2}}{_SP}?h(?![\w])(?:{_SP}+(?P<tz>{TIME_ZONES})(?![\w]))?"
+)
+_HOUR_RANGE_BEFORE = re.compile(rf"\d{_SP}?h{_SP}*(?:[–—-]|à|et|and|to){_SP}*\Z")
+_HOUR_ZONE = re.compile(rf"{_SP}+(?P<tz>{TIME_ZONES})(?![\w])")
+
+
+def hour_clock(text: str, start: int, end: int, amount: Decimal) -> tuple[int, str | None] | None:
+    """``(hour, zone)`` when the ``N h`` at ``text[start:end]`` is a clock, else ``None``."""
+    if amount != amount.to_integral_value() or not 0 <= amount <= 23:
+        return None
+    after = _HOUR_RANGE_AFTER.match(text, end)
+    before = _HOUR_RANGE_BEFORE.search(text, max(0, start - 8), start)
+    cue = _HOUR_CUE.search(text, max(0, start - 8), start)
+    if not (after or before or (cue and cue.group().strip().lower() not in ("de", "from"))):
+        return None
+    zone = _HOUR_ZONE.match(text, end) or after
+    return int(amount), zone["tz"] if zone and zone["tz"] else None

@@ -347,6 +347,8 @@ def test_a_slashed_date_no_other_date_orders_carries_either_reading():
         ("rinse for 45 minutes", "rinse for three quarters of an hour"),
         ("dilute in 330 mL of water", "diluer dans 33 cL d'eau"),
         ("the office opens at 09:00", "le bureau ouvre à 9 h"),
+        ("deliveries between 07:00 and 11:00 only", "livraisons entre 7 h et 11 h uniquement"),
+        ("staffed 06:00–14:00 UTC", "présence de 6 h – 14 h UTC"),
     ],
 )
 def test_money_durations_volumes_and_clocks_written_another_way(upstream: str, downstream: str) -> None:
@@ -361,4 +363,5 @@ def _lost_values(upstream: str, downstream: str) -> list[str]:
 def test_a_prefixed_dollar_is_not_a_us_dollar_and_a_duration_in_hours_is_no_clock():
     assert _lost_values("the tour costs $145 per person", "the tour costs S$145 per person") == ["money:USD145.00"]
     assert "unit:9 h" in extract_constraints("la visite dure 9 h")
+    assert "unit:9 h" in extract_constraints("pendant 9 h, puis repos")
     assert _lost_values("rinse for 40 minutes", "rinse for three quarters of an hour") == ["unit:40 min"]
