@@ -78,8 +78,8 @@ def _money_symbol(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
 
 
 def _money_code(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
-    if m.start() and text[m.start() - 1].isalnum():
-        return []
+    if (m.start() and text[m.start() - 1].isalnum()) or _UNIT_AFTER.match(text, m.end()):
+        return []  # "INR 6 h later" is a ratio measured (a duration or dose follows), not rupees
     value = _money_value(m["num"], m["code"], _multiplier(m))
     return [make_found("money", value, m.start(), m.end())] if value else []
 
@@ -367,6 +367,7 @@ _WRITTEN_NUMBER = re.compile(
     rf"(?<![\w-])(?i:(?:{trie_pattern(NUMBER_WORDS)})(?:{_NUMBER_PART})*(?:[ -]{_NUMBER_WORD})*)(?![\w-])"
 )
 _ATTACHED_DURATIONS = {"m": "min", "d": "day"}
+_UNIT_AFTER = re.compile(r"[ \t]?(?:h|hrs?|hours?|min|minutes?|days?|weeks?|mg|mL|ml|kg|g)(?![\w])")
 _SIGNED_UNITS = frozenset(("°C", "ºC", "degC", "°F", "ºF", "degF"))
 _MINUS_BEFORE = re.compile(r"(?:^|(?<=[^\w.,]))[-−]\Z")
 _ZONE_OFFSET_BEFORE = re.compile(r"(?:UTC|GMT)[ \t]?[+−-]\Z")

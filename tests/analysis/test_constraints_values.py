@@ -365,3 +365,10 @@ def test_a_prefixed_dollar_is_not_a_us_dollar_and_a_duration_in_hours_is_no_cloc
     assert "unit:9 h" in extract_constraints("la visite dure 9 h")
     assert "unit:9 h" in extract_constraints("pendant 9 h, puis repos")
     assert _lost_values("rinse for 40 minutes", "rinse for three quarters of an hour") == ["unit:40 min"]
+
+
+def test_a_currency_code_before_a_duration_or_dose_is_no_amount():
+    """``INR 4 h after the dose`` is the clotting ratio measured after 4 hours, not 4 rupees."""
+    assert "money:INR4.00" not in extract_constraints("repeat INR 4 h after the dose")
+    assert _lost_values("repeat INR 4 hours after the dose", "repeat INR 4 h after the dose") == []
+    assert "money:INR4500.00" in extract_constraints("a fee of INR 4,500 per visit")
