@@ -17,7 +17,7 @@ from handoff.analysis.constraints.vocabulary import TIME_ZONES
 # "one week", "half an hour", "a quarter of an hour", "an hour and a half", "one and a half days":
 # a duration in words ("one" is read before a unit, where it is no article).
 WORDED_DURATION = re.compile(
-    r"(?<![\w-])(?i:(?P<whole>one|an?|una?|une|ein|eine[mnr]?)(?P<andhalf>[ \t]+and[ \t]+a[ \t]+half)?[ \t-]+"
+    r"(?<![\w-])(?i:(?P<whole>one|every|each|an?|una?|une|ein|eine[mnr]?)(?P<andhalf>[ \t]+and[ \t]+a[ \t]+half)?[ \t-]+"
     r"(?P<unit>minute|hour|day|week|month|year|minuto|hora|día|semana|mes|año|heure|jour|semaine|mois|an"
     r"|Minute|Stunde|Tag|Woche|Monat|Jahr)s?"
     r"(?P<tailhalf>[ \t]+and[ \t]+a[ \t]+half)?"
@@ -26,7 +26,7 @@ WORDED_DURATION = re.compile(
     r"(?![\w-])"
 )
 _FRACTIONS = {"half": Decimal("0.5"), "quarter": Decimal("0.25"), "three quarters": Decimal("0.75")}
-NEEDS_WORDED_DURATION = re.compile(r"(?i:half|quarter|one[ \t-]|un[ae]?[ \t]|ein)").search
+NEEDS_WORDED_DURATION = re.compile(r"(?i:half|quarter|one[ \t-]|every|each|un[ae]?[ \t]|ein)").search
 
 
 # "noon" and "midnight" are clock times ("by Thursday noon" = "by Thursday 12:00").
@@ -44,9 +44,12 @@ def worded_clock(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
 
 
 def worded_duration(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
-    """A duration written in words; "a day"/"an hour" alone is a rate's unit ("€5 a day"), not one."""
+    """A duration written in words; "a day"/"an hour" alone is a rate's unit ("€5 a day"), not one;
+    "every minute", "every hour" are the period of one."""
     if m["frac"]:
         amount, unit = _FRACTIONS[re.sub(r"[ \t]+", " ", m["frac"].lower())], m["funit"].lower()
+    elif m["whole"].lower() in ("every", "each") and m["unit"].lower() not in ("minute", "hour"):
+        return []  # "every minute" = "every 60 seconds"; "each month" is as often "monthly", not read
     elif m["andhalf"] or m["tailhalf"] or m["whole"].lower() not in ("a", "an"):  # "un mes" is "one month"
         amount, unit = Decimal("1.5") if m["andhalf"] or m["tailhalf"] else Decimal(1), m["unit"]
     else:

@@ -345,6 +345,8 @@ def test_a_slashed_date_no_other_date_orders_carries_either_reading():
         ("the tour costs S$145 per person", "the tour costs SGD 145 per person"),
         ("fee A$90, cap C$1,200", "fee AUD 90, cap CAD 1,200"),
         ("rinse for 45 minutes", "rinse for three quarters of an hour"),
+        ("poll the queue every 60 seconds", "poll the queue every minute"),
+        ("rotate the key every 60 minutes", "rotate the key every hour"),
         ("dilute in 330 mL of water", "diluer dans 33 cL d'eau"),
         ("the office opens at 09:00", "le bureau ouvre à 9 h"),
         ("deliveries between 07:00 and 11:00 only", "livraisons entre 7 h et 11 h uniquement"),
@@ -364,6 +366,8 @@ def test_a_prefixed_dollar_is_not_a_us_dollar_and_a_duration_in_hours_is_no_cloc
     assert _lost_values("the tour costs $145 per person", "the tour costs S$145 per person") == ["money:USD145.00"]
     assert "unit:9 h" in extract_constraints("la visite dure 9 h")
     assert "unit:9 h" in extract_constraints("pendant 9 h, puis repos")
+    assert _lost_values("poll the queue every 90 seconds", "poll the queue every minute") == ["unit:90 s"]
+    assert extract_constraints("invoices are sent each month") == []
     assert _lost_values("rinse for 40 minutes", "rinse for three quarters of an hour") == ["unit:40 min"]
 
 
