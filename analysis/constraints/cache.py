@@ -204,9 +204,10 @@ _TRIGGER_HEADS = TRIGGER_HEADS
 def _scan_pieces(keys: list[str], find: Callable[[str, Reading], list], reading: Reading) -> dict[str, tuple[str, ...]]:
     """Tokens of pieces of any shape, found in one pass (``find``: the whole-text scan) over the pieces joined by ``|``.
 
-    A first piece goes first, where it has no separator before it, as in its text.
+    A first piece goes first, where it has no separator before it, as in its text; the others keep
+    the order they come in, so a piece's neighbours (and so its tokens) never depend on the hash seed.
     """
-    unique = sorted(set(keys), key=lambda key: not key.startswith(_FIRST))
+    unique = sorted(dict.fromkeys(keys), key=lambda key: not key.startswith(_FIRST))
     texts = [key[1:] if key.startswith(_FIRST) else key for key in unique]
     starts, at = [], 0
     for piece in texts:
