@@ -302,8 +302,8 @@ def lower_priority(increment: int = NICENESS) -> None:
     """Lower this process's priority by ``increment``; where that is not possible, carry on as is."""
     try:
         os.nice(increment)
-    except (AttributeError, OSError):  # no os.nice (Windows) or not permitted: same priority as the app
-        pass
+    except (AttributeError, OSError) as exc:  # no os.nice (Windows) or not permitted
+        log.warning("handoff: the writer process runs at the application's priority (%s)", exc)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -311,7 +311,6 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     # Ctrl-C reaches the whole process group; the application decides when its writer stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    lower_priority()
     import socket
 
     conn = Channel(socket.socket(fileno=int(argv[0])))
@@ -322,6 +321,7 @@ def main(argv: list[str] | None = None) -> int:
     worker = Worker(conn, pickle.loads(payload))
     logging.getLogger("handoff").addHandler(_Forward(worker.send))
     logging.getLogger("handoff").propagate = False
+    lower_priority()  # after the forwarding handler, so the application logs it if it cannot
     try:
         worker.run()
     except (BrokenPipeError, ConnectionResetError):
