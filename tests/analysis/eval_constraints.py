@@ -12,6 +12,7 @@ labels (docs/constraints.md):
 
     python -m tests.analysis.eval_constraints --split heldout
     python -m tests.analysis.eval_constraints --split dev --fast --verbose   # iterate on dev
+    python -m tests.analysis.eval_constraints --file new-pass.jsonl          # a new pass, before tuning on it
 """
 
 from __future__ import annotations
@@ -51,6 +52,12 @@ def load_pairs(split: str) -> list[dict]:
         for path in sorted((CORPUS / name).glob("*.jsonl")):
             pairs += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return pairs
+
+
+def load_file(path: str) -> list[dict]:
+    """Every pair of one corpus file (a new writing pass, scored before it joins ``dev``)."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
 
 
 def record_pairs(pairs: list[dict], store: str) -> dict[str, str]:
@@ -211,9 +218,9 @@ def table(s: Score) -> str:
     return "\n".join(lines)
 
 
-def evaluate(split: str, store: str | None = None) -> Score:
-    """Record and check every pair of ``split`` in a fresh store; return the score."""
-    pairs = load_pairs(split)
+def evaluate(split: str, store: str | None = None, pairs: list[dict] | None = None) -> Score:
+    """Record and check every pair of ``split`` (or ``pairs``) in a fresh store; return the score."""
+    pairs = load_pairs(split) if pairs is None else pairs
     with tempfile.TemporaryDirectory() as tmp:
         store = store or os.path.join(tmp, "store")
         runs = record_pairs(pairs, store)
@@ -240,9 +247,9 @@ def check_in_process(pair: dict) -> list[Detection]:
     ]
 
 
-def evaluate_fast(split: str) -> Score:
-    """:func:`evaluate` without the recorder: the in-process check on every pair of ``split``."""
-    pairs = load_pairs(split)
+def evaluate_fast(split: str, pairs: list[dict] | None = None) -> Score:
+    """:func:`evaluate` without the recorder: the in-process check on every pair of ``split`` (or ``pairs``)."""
+    pairs = load_pairs(split) if pairs is None else pairs
     runs, results = {}, []
     for pair in pairs:
         found = check_in_process(pair)
@@ -262,11 +269,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--fast", action="store_true", help="score the in-process check (no recorder, no scrubbing); dev iteration only"
     )
+    parser.add_argument("--file", help="score this corpus file instead of a split (a new pass, before tuning on it)")
     args = parser.parse_args(argv)
-    if args.fast and args.split != "dev":
+    if args.fast and args.split != "dev" and not args.file:
         parser.error("--fast is for iterating on dev; report held-out figures from the recorder")
-    s = evaluate_fast(args.split) if args.fast else evaluate(args.split)
-    print(f"split: {args.split}")
+    pairs = load_file(args.file) if args.file else None
+    s = evaluate_fast(args.split, pairs) if args.fast else evaluate(args.split, pairs=pairs)
+    print(f"file: {args.file}" if args.file else f"split: {args.split}")
     print(table(s))
     if args.verbose:
         for row in s.missed:
