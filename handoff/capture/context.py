@@ -91,7 +91,7 @@ class RunState:
             self._by_digest[sha] = (seq, hid)
             if len(self._by_digest) > REMEMBERED:
                 self._by_digest = _newest(self._by_digest)
-            self._outputs.add(seq, hid, output)
+            self._outputs.add(seq, hid, output, sha)
             self._latest_by_step[to_step] = hid
             if len(self._latest_by_step) > REMEMBERED:
                 self._latest_by_step = _newest(self._latest_by_step)

@@ -39,3 +39,29 @@ def test_an_output_embedded_among_many_unrelated_outputs_is_found_with_the_other
         merge(f"Combine these two findings.\n{replies[40]}\nand\n{replies[70]}\n")
     steps = sorted(records.handoffs, key=lambda h: h.seq)
     assert (steps[-1].parent_handoff_id, steps[-1].fan_in) == ("hf-71", ["hf-41"])
+
+
+def test_a_reply_repeated_by_many_steps_makes_the_latest_of_them_the_parent_and_no_fan_in():
+    """A fixed reply returned by 20 polls, then embedded in a prompt: the last poll is the parent,
+    and the 19 identical earlier replies are not listed as further sources (the input holds the
+    reply once), while a different reply embedded beside it still is."""
+
+    @handoff.step(to="poll")
+    def poll(n: int) -> str:
+        return '{"status": "pending", "queue": "invoices-eu", "eta_s": 30}'
+
+    @handoff.step(to="lookup")
+    def lookup(q: str) -> str:
+        return f"customer record for {q}: tier gold, region EU"
+
+    @handoff.step(to="decide")
+    def decide(text: str) -> str:
+        return "wait"
+
+    with capture() as records, handoff.run("r"):
+        record = lookup("ACC 0091-22")
+        for n in range(20):
+            status = poll(n)
+        decide(f"Latest status:\n{status}\nCustomer:\n{record}\nDecide.")
+    steps = sorted(records.handoffs, key=lambda h: h.seq)
+    assert (steps[-1].parent_handoff_id, steps[-1].fan_in) == (steps[-2].handoff_id, [steps[0].handoff_id])
