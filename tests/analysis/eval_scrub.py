@@ -16,6 +16,7 @@ process (the same payload route, same scoring), and every miss is printed with i
 iterating on dev; reported figures come from the recorder.
 
     python -m tests.analysis.eval_scrub --split dev --fast
+    python -m tests.analysis.eval_scrub --file new-pass.jsonl   # a new pass, before tuning on it
 """
 
 from __future__ import annotations
@@ -175,9 +176,15 @@ def table(s: Score) -> str:
     return "\n".join(lines)
 
 
-def evaluate(split: str) -> Score:
-    """Record every text of ``split`` into a fresh store and spool; return the score."""
-    texts = load_texts(split)
+def load_file(path: str) -> list[dict]:
+    """Every labelled text of one corpus file (a new writing pass, scored before it joins ``dev``)."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def evaluate(split: str, texts: list[dict] | None = None) -> Score:
+    """Record every text of ``split`` (or ``texts``) into a fresh store and spool; return the score."""
+    texts = load_texts(split) if texts is None else texts
     with tempfile.TemporaryDirectory() as tmp:
         store, spool = os.path.join(tmp, "store"), os.path.join(tmp, "spool")
         runs = record_texts(texts, store, spool)
@@ -185,13 +192,14 @@ def evaluate(split: str) -> Score:
         return score(texts, runs, everything, content)
 
 
-def evaluate_fast(split: str) -> tuple[Score, list[dict], Any]:
-    """Scrub every text of ``split`` in process with the writer's default scrubber; the score, texts and scrubber."""
+def evaluate_fast(split: str, texts: list[dict] | None = None) -> tuple[Score, list[dict], Any]:
+    """Scrub every text of ``split`` (or ``texts``) in process with the writer's default scrubber;
+    the score, texts and scrubber."""
     from handoff.analysis.scrub.routes import scrub_payload
     from handoff.exporters.factory import build_scrubber
     from handoff.model import TEXT
 
-    texts = load_texts(split)
+    texts = load_texts(split) if texts is None else texts
     scrubber = build_scrubber("eval-fast")
     bodies = {t["id"]: scrub_payload(scrubber, t["text"].encode("utf-8"), TEXT).text for t in texts}
     runs = {t["id"]: t["id"] for t in texts}
@@ -233,17 +241,20 @@ def main(argv: list[str] | None = None) -> None:
         "--verbose", action="store_true", help="also list leaks, eaten values and changed PII-free texts"
     )
     parser.add_argument("--fast", action="store_true", help="scrub in process, no recorder; print every miss")
+    parser.add_argument("--file", help="score this corpus file instead of a split (a new pass, before tuning on it)")
     args = parser.parse_args(argv)
+    chosen = load_file(args.file) if args.file else None
+    name = f"file: {args.file}" if args.file else f"split: {args.split}"
     if args.fast:
-        if args.split != "dev":
+        if args.split != "dev" and not args.file:
             parser.error("--fast prints every miss, so it runs on dev only (held-out items are never looked at)")
-        s, texts, scrubber = evaluate_fast(args.split)
-        print(f"split: {args.split} (fast, in process)")
+        s, texts, scrubber = evaluate_fast(args.split, chosen)
+        print(f"{name} (fast, in process)")
         print(table(s))
         print_misses(s, texts, scrubber)
         return
-    s = evaluate(args.split)
-    print(f"split: {args.split}")
+    s = evaluate(args.split, chosen)
+    print(name)
     print(table(s))
     if args.verbose:
         for row in s.leaks:
