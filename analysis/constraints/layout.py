@@ -51,7 +51,10 @@ _VOID_WORDS = (
 _VOID_BEFORE = re.compile(
     r"(?:\(|,\s)not(?: the)?(?=\s+(?:[A-Z]{3}\s?)?[$€£¥]?\d)"  # a correction: "(not the EUR 19.210,50 …", ", not $6,400"
     r"|(?<![\w-])(?i:instead of|rather than|in place of|originally|formerly|supersedes|replaces|corrected from"
-    r"|no longer)(?![\w-])"
+    r")(?![\w-])"
+    # "no longer 30 days" retires the value after it; "no longer than 320 m" is a bound and
+    # "must no longer be used after 1 May" a prohibition: neither voids what follows.
+    r"|(?<![\w-])(?i:no longer)(?=\s+(?:the\s+)?(?:[A-Z]{3}\s?)?[$€£¥]?\d)"
 )
 _VOID_AFTER = re.compile(
     r"(?<![\w-])(?i:(?:is |was |has been |are |were )?(?:withdrawn|superseded|cancell?ed|void|obsolete)"

@@ -137,6 +137,14 @@ def test_values_marked_superseded_are_not_constraints():
     assert _atoms("Use db-eu-7, not the legacy db-eu-2.") == ["id:db-eu-2", "id:db-eu-7"]
 
 
+def test_no_longer_retires_only_a_value_right_after_it():
+    """"no longer EUR 500" retires that amount; "no longer than 320 m" is a bound and "must no
+    longer be used after 1 May" a prohibition: their values stay constraints."""
+    assert _atoms("The fee is no longer EUR 500; it is EUR 450.") == ["money:EUR450.00"]
+    assert _atoms("Trains no longer than 320 m are allowed.") == ["unit:320 m"]
+    assert _atoms("Units must no longer be used after 1 May 2026.") == ["date:2026-05-01"]
+
+
 def test_amounts_keep_their_currency_and_digits():
     """Any ISO currency code is read, and a price below a cent keeps its digits."""
     assert _atoms("guarantee of PLN 4,800,000") == ["money:PLN4800000.00"]
