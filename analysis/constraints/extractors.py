@@ -381,14 +381,9 @@ _WORDS_UNIT = re.compile(
     rf"|(?:(?!(?:{'|'.join(sorted(STOP_WORDS | FILLER_WORDS | ARTICLES))})\b)[a-z]+[ -])??(?P<unit>{UNIT_ALT})(?![\w]))"
 )
 _KEY_UNITS = {
-    "secs": "sec",
-    "mins": "min",
-    "hrs": "hr",
-    "mb": "MB",
-    "gb": "GB",
-    "business_days": "business days",
-    "working_days": "business days",
-}
+    "secs": "sec", "mins": "min", "hrs": "hr", "mb": "MB", "gb": "GB", "kmh": "km/h", "kpa": "kPa",
+    "business_days": "business days", "working_days": "business days",
+}  # fmt: skip
 _INLINE_LABEL = re.compile(r"\) (?=[A-Za-z])")
 # A section number opening a line before its title or text ("4.2 Planned maintenance"): layout.
 _HEADING_NUMBER = re.compile(r"\d{1,2}(?:\.\d{1,2}){1,2}")
@@ -504,9 +499,11 @@ def _id_extractors(num: str) -> tuple[Extractor, ...]:
         # A value whose key names its unit; the key, a field name, is no identifier.
         (
             re.compile(
-                r"(?:(?<=[a-z0-9])(?:_|(?<=[a-z])(?=[A-Z]))|(?<=[\"'])(?=[a-z]+[\"']:))"
+                r"(?:(?<=[a-z0-9])(?:_|(?<=[a-z])(?=[A-Z]))|(?<=[\"'])(?=[a-z]{2,}[\"']:))"
                 r"(?P<kunit>ms|(?i:(?:business|working)_days|seconds|secs|minutes|mins|hours|hrs|days|weeks|months|years)"
-                r"|kg|mb|gb|pct|percent)[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?"
+                r"|kg|km|mm|cm|mph|kph|kmh|kpa|psi|bar|mb|gb|pct|percent"
+                r"|(?<!per_)(?<!mg_)(?<!ug_)(?<!kg_)(?<!km_)(?<!ml_)[mgtsh])"  # max_train_length_m, not mic_mg_l or km_h
+                r"[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?"
                 rf"(?P<num>{num})(?![\w.:/-]|,\d)"
             ),
             _keyed_quantity,

@@ -100,6 +100,12 @@ for _unit, *_spellings in (
     ("kilowatt_hour", "kWh"),
     ("megawatt_hour", "MWh"),
     ("kilovolt_ampere", "kVA"),
+    ("bar", "bar"),
+    ("millibar", "mbar"),
+    ("pascal", "Pa"),
+    ("kilopascal", "kPa"),
+    ("megapascal", "MPa"),
+    ("psi", "psi"),
     ("byte", "bytes", "byte", "B"),
     ("kilobyte", "KB", "kB"),
     ("megabyte", "MB", "megabyte", "megabytes"),
@@ -126,6 +132,7 @@ _BASES = {
     "kilometer_per_hour": "km/h",
     "watt": "W",
     "kilowatt_hour": "kWh",
+    "pascal": "Pa",
 }
 _SIGNIFICANT = 3
 

@@ -60,7 +60,7 @@ def _index(downstream: frozenset[str]) -> tuple[frozenset[Decimal], frozenset[De
 # Physical quantities a writer rounds when converting ("5 km" ≈ "3.1 miles" = 4.99 km); durations,
 # data sizes and counts convert exactly and are compared exactly.
 _ZONE_STARTS = frozenset("Z+-ABCDEGHIJKLMNOPRSTUWXY")  # what a zone written after a clock starts with
-_PHYSICAL = frozenset(("kg", "m", "L", "m²", "N", "N·m", "mol/L", "km/h", "W", "kWh", "VA"))
+_PHYSICAL = frozenset(("kg", "m", "L", "m²", "N", "N·m", "mol/L", "km/h", "W", "kWh", "VA", "Pa"))
 _RELATIVE = Decimal("0.015")
 _CELSIUS = Decimal("0.6")
 

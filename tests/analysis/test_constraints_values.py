@@ -138,7 +138,7 @@ def test_values_marked_superseded_are_not_constraints():
 
 
 def test_no_longer_retires_only_a_value_right_after_it():
-    """"no longer EUR 500" retires that amount; "no longer than 320 m" is a bound and "must no
+    """ "no longer EUR 500" retires that amount; "no longer than 320 m" is a bound and "must no
     longer be used after 1 May" a prohibition: their values stay constraints."""
     assert _atoms("The fee is no longer EUR 500; it is EUR 450.") == ["money:EUR450.00"]
     assert _atoms("Trains no longer than 320 m are allowed.") == ["unit:320 m"]
@@ -150,6 +150,28 @@ def test_amounts_keep_their_currency_and_digits():
     assert _atoms("guarantee of PLN 4,800,000") == ["money:PLN4800000.00"]
     assert _atoms("£0.0042 per page") == ["money:GBP0.0042"]
     assert _atoms("£0.029 per page") != _atoms("£29 per page")
+
+
+def _lost(upstream: str, downstream: str) -> list[str]:
+    return [f.token for f in compare_constraints(stored_tokens(upstream), stored_tokens(downstream))]
+
+
+def test_keys_ending_in_a_unit_symbol_give_quantities_and_compound_units_stay_numbers():
+    """``max_train_length_m: 320`` is 320 m (carried by "no longer than 320 m"); ``mic_mg_l`` and
+    ``speed_km_h`` end in a compound unit's last part, and a one-letter key is no unit."""
+    record = (
+        '{"max_train_length_m": 320, "max_axle_load_t": 20.5, "ttl_s": 30, "mic_mg_l": 16, "speed_km_h": 40, "t": 5}'
+    )
+    assert _atoms(record) == ["number:16", "number:40", "number:5", "unit:20500 kg", "unit:30 s", "unit:320 m"]
+    assert _lost('{"max_train_length_m": 320}', "Trains may be no longer than 320 m.") == []
+
+
+def test_pressures_are_quantities_compared_across_units():
+    """bar, mbar, Pa, kPa, MPa and psi are one dimension: 32 psi is 2.2 bar, not 3 bar."""
+    assert _atoms("Withdraw any set reading below 180 bar.") == ["unit:18000000 Pa"]
+    assert _lost("inflate to 32 psi", "inflate to 2.2 bar") == []
+    assert _lost("inflate to 32 psi", "inflate to 3 bar") == ["unit:221000 Pa"]
+    assert _atoms("the bar opens at 6") == ["number:6"]
 
 
 def test_keys_that_name_a_unit_give_quantities():
