@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
+from handoff.analysis.constraints.tokens import Found, make_found
+
 _GROUP_SPACES = re.compile(r"[ \u00a0\u202f'’]")
 
 
@@ -46,3 +48,21 @@ def plain_number(value: Decimal) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return text or "0"
+
+
+# Scientific notation: 2.4e-4, 3.2E-05, 2.4×10⁻⁴, 1.5 x 10^-3, 6.02·10**23 (not "10-4": a range).
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺−", "0123456789-+-")
+SCIENTIFIC = re.compile(
+    r"(?<![\w.,])(?P<m>\d{1,3}(?:\.\d+)?)"
+    r"(?:[eE](?P<e>[-+−]?\d{1,3})|[ \t]?[×xX·*][ \t]?10(?:(?:\^|\*\*)(?P<s>[-+−]?\d{1,3})|(?P<u>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3})))"
+    r"(?![\w]|[.,]\d)"
+)
+
+
+def scientific(m: re.Match[str], text: str, reading: object) -> list[Found]:
+    """A :data:`SCIENTIFIC` match as its plain number (an extractor's builder): ``2.4e-4`` and
+    ``2.4×10⁻⁴`` -> ``number:0.00024``."""
+    exponent = (m["e"] or m["s"] or m["u"]).translate(_SUPERSCRIPTS)
+    if not exponent.lstrip("+-").isdigit():
+        return []
+    return [make_found("number", plain_number(Decimal(m["m"]).scaleb(int(exponent))), m.start(), m.end())]

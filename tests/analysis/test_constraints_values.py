@@ -416,3 +416,24 @@ def test_a_currency_code_before_a_duration_or_dose_is_no_amount():
     assert "money:INR4.00" not in extract_constraints("repeat INR 4 h after the dose")
     assert _lost_values("repeat INR 4 hours after the dose", "repeat INR 4 h after the dose") == []
     assert "money:INR4500.00" in extract_constraints("a fee of INR 4,500 per visit")
+
+
+@pytest.mark.parametrize(
+    ("upstream", "downstream"),
+    [
+        ("probability of collision 2.4e-4, above the threshold of 1e-4.", "Pc 2.4×10⁻⁴ exceeds the 1×10⁻⁴ threshold"),
+        ("a failure rate of 3.2E-05 per hour", "a failure rate of 0.000032 per hour"),
+        ("seed 3 x 10^6 cells", "seed 3000000 cells"),
+    ],
+)
+def test_scientific_notation_is_one_number_in_any_spelling(upstream: str, downstream: str) -> None:
+    assert _lost(upstream, downstream) == []
+
+
+def test_scientific_notation_keeps_its_exponent_and_is_no_range():
+    """1e-4 is not 1e-5; "10-4" without a caret or superscript is no exponent."""
+    assert _lost("cancel if Pc drops below 1e-5", "cancel if Pc drops below 1e-4") == [
+        "comparison:< number:0.00001",
+        "number:0.00001",
+    ]
+    assert _atoms("a ratio of 2.4 × 10-4") == ["number:10", "number:2.4", "number:4"]
