@@ -67,6 +67,31 @@ _RESTRICTION_CUES = {
     "fr": frozenset("uniquement seulement exclusivement sauf excepté".split()),
     "de": frozenset("nur ausschließlich außer ausgenommen".split()),
 }
+# Words of permission and of necessity: within a class, one meaning ("car hire is not approved" =
+# ``"car_hire_allowed": false``; "bridging is not needed" = "no bridging required"). A word of a class
+# is stored with its own stem and its class, so a phrase written with another word of the class meets it.
+_MODAL_CLASSES = {
+    "en": {
+        "=allow": "allow allowed allows permit permits permitted permissible approved authorised authorized "
+        "accepted eligible entitled",
+        "=require": "need needs needed require requires required necessary mandatory compulsory obligatory",
+    },
+    "es": {
+        "=allow": "permitido permitida permitidos permitidas autorizado autorizada admitido admitida",
+        "=require": "necesario necesaria requerido requerida obligatorio obligatoria",
+    },
+    "fr": {
+        "=allow": "autorisé autorisée autorisés permis permise admis admise",
+        "=require": "nécessaire nécessaires requis requise obligatoire obligatoires",
+    },
+    "de": {
+        "=allow": "erlaubt zulässig gestattet genehmigt",
+        "=require": "erforderlich notwendig nötig verpflichtend vorgeschrieben",
+    },
+}
+_MODAL = {
+    lang: {w: c for c, words in classes.items() for w in words.split()} for lang, classes in _MODAL_CLASSES.items()
+}
 _CONTRACTED_NOT = re.compile(r"n[’']t$")
 _WORD = re.compile(r"[^\W\d_][^\W_]*(?:['’-][^\W_]+)*")  # snake_case keys are words apart
 _VERSION_FIELD = re.compile(r"v\d+")
@@ -177,15 +202,19 @@ def is_condition(word: str, lang: str) -> bool:
 
 
 def stem_hashes(words: list[str], lang: str) -> list[str]:
-    """The hashes of the content words among lower-cased ``words`` (stop words and negations left out)."""
+    """The hashes of the content words among lower-cased ``words`` (stop words and negations left
+    out), a word of permission or necessity also as its class (``permitted`` -> ``=allow``)."""
     stops = _stop_words(lang)
+    modal = _MODAL[lang]
     # A hyphenated word is its parts ("syringe-feed" meets "syringe-fed" in "syringe").
     parts = [part for word in words for part in word.split("-")]
-    return [
-        _stem_hash(lang, word)
-        for word in parts
-        if len(word) > 1 and word not in stops and not is_negation(word, lang) and not is_condition(word, lang)
-    ]
+    hashes = []
+    for word in parts:
+        if (cls := modal.get(word)) is not None:
+            hashes.append(_stem_hash(lang, cls))
+        if len(word) > 1 and word not in stops and not is_negation(word, lang) and not is_condition(word, lang):
+            hashes.append(_stem_hash(lang, word))
+    return hashes
 
 
 def _words(text: str) -> list[str]:

@@ -279,3 +279,17 @@ def test_from_a_higher_to_a_lower_value_is_a_change_not_a_range():
         t for t in stored_tokens("Reduce furosemide from 40 mg to 20 mg daily.") if t.startswith("comparison:")
     ] == []
     assert lost_classes("Band B: from €500 up to €2,000.", '{"band": "B", "min_eur": 500, "max_eur": 2000}') == []
+
+
+def test_a_negated_permission_or_necessity_is_carried_by_another_word_of_its_kind():
+    """"not approved" = ``allowed: false``, "not needed" = "no … required"; the polarity still counts."""
+    up = "The traveller flies economy. Car hire is not approved for this trip, and the hotel is capped at three nights."
+    kept = '{"traveller_class": "economy", "car_hire_allowed": false, "note": "the hotel is capped at three nights"}'
+    flipped = '{"traveller_class": "economy", "car_hire_allowed": true, "note": "the hotel is capped at three nights"}'
+    assert lost_classes(up, kept) == []
+    assert lost_classes(up, flipped) == ["negation:not approved"]
+    up = "Bridging with heparin is not needed before the surgery. He takes warfarin daily."
+    assert lost_classes(up, "No heparin bridging is required before the surgery. He takes warfarin daily.") == []
+    assert lost_classes(up, "Heparin bridging is required before the surgery. He takes warfarin daily.") == [
+        "negation:not needed"
+    ]
