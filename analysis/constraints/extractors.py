@@ -316,9 +316,11 @@ def _keyed_quantity(m: re.Match[str], text: str, reading: Reading) -> list[Found
 def _written_number(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     """``two``, ``twenty-five``, ``dreißig``, ``treinta``: a number written in words (text2num)."""
     phrase = m.group().lower()
-    while (cut := max(phrase.rfind(" "), phrase.rfind("-"))) != -1 and phrase[cut + 1 :] in NUMBER_JOINERS:
-        phrase = phrase[:cut]  # "three and" ends at "three"
-    value = _words_value(phrase)
+    # "three and" ends at "three"; "twenty-one" and "vingt et un" are whole numbers
+    while (value := _words_value(phrase)) is None and (cut := max(phrase.rfind(" "), phrase.rfind("-"))) != -1:
+        if phrase[cut + 1 :] not in NUMBER_JOINERS:
+            break
+        phrase = phrase[:cut]
     if value is None:
         return []
     end = m.start() + len(phrase)

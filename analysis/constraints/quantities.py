@@ -67,6 +67,7 @@ for _unit, *_spellings in (
     ("metric_ton", "t", "tonne", "tonnes", "metric ton", "metric tons"),
     ("pound", "lb", "lbs", "pound", "pounds"),
     ("ounce", "oz", "ounce", "ounces"),
+    ("micrometer", "µm", "μm", "micrometer", "micrometers", "micrometre", "micrometres", "micron", "microns"),
     ("millimeter", "mm", "millimeter", "millimeters", "millimetre", "millimetres"),
     ("centimeter", "cm", "centimeter", "centimeters", "centimetre", "centimetres"),
     ("meter", "m", "meter", "meters", "metre", "metres"),

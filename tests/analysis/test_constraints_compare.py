@@ -282,7 +282,7 @@ def test_from_a_higher_to_a_lower_value_is_a_change_not_a_range():
 
 
 def test_a_negated_permission_or_necessity_is_carried_by_another_word_of_its_kind():
-    """"not approved" = ``allowed: false``, "not needed" = "no … required"; the polarity still counts."""
+    """ "not approved" = ``allowed: false``, "not needed" = "no … required"; the polarity still counts."""
     up = "The traveller flies economy. Car hire is not approved for this trip, and the hotel is capped at three nights."
     kept = '{"traveller_class": "economy", "car_hire_allowed": false, "note": "the hotel is capped at three nights"}'
     flipped = '{"traveller_class": "economy", "car_hire_allowed": true, "note": "the hotel is capped at three nights"}'

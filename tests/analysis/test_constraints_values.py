@@ -437,3 +437,18 @@ def test_scientific_notation_keeps_its_exponent_and_is_no_range():
         "number:0.00001",
     ]
     assert _atoms("a ratio of 2.4 × 10-4") == ["number:10", "number:2.4", "number:4"]
+
+
+def test_a_compound_written_number_is_read_whole():
+    """ "twenty-one" and "twenty one" are 21, not 20 (a trailing "one" was taken for an article)."""
+    assert _lost("cover no more than 21 nights", "cover a maximum of twenty-one nights") == []
+    assert _lost("for 21 nights", "for twenty one nights") == []
+
+
+def test_micrometres_are_lengths():
+    """250 µm is 0.25 mm; a bound on it is the same bound."""
+    assert (
+        _lost("Replace any bolt showing pitting deeper than 0.25 mm.", "Any bolt pitted more than 250 µm is replaced.")
+        == []
+    )
+    assert _lost("Use a 5 micron filter.", "Use a 0.005 mm filter.") == []
