@@ -293,3 +293,12 @@ def test_a_negated_permission_or_necessity_is_carried_by_another_word_of_its_kin
     assert lost_classes(up, "Heparin bridging is required before the surgery. He takes warfarin daily.") == [
         "negation:not needed"
     ]
+
+
+def test_not_before_and_not_after_are_bounds():
+    """"not before 3 h after" is "no earlier than 3 hours after"; "not after 5 May" is "no later than"."""
+    up = "Delayed rights start no earlier than 3 hours after the final whistle."
+    assert lost_classes(up, "Delayed: not before 3 h after the final whistle.") == []
+    assert lost_classes(up, "Delayed: before 3 h after the final whistle.") != []
+    assert lost_classes("Submit no later than 5 May 2026.", "Submit not after 5 May 2026.") == []
+    assert lost_classes("mindestens 2 Personen je Arbeitsstelle", "wenigstens zwei Personen je Arbeitsstelle") == []
