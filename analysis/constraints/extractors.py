@@ -16,7 +16,7 @@ from decimal import Decimal
 
 from handoff.analysis.constraints import worded
 from handoff.analysis.constraints.numerals import SCIENTIFIC, parse_number, plain_number, scientific
-from handoff.analysis.constraints.quantities import canonical_quantity
+from handoff.analysis.constraints.quantities import PINT_UNITS, canonical_quantity
 from handoff.analysis.constraints.reading import Reading
 from handoff.analysis.constraints.tokens import Found, make_found
 from handoff.analysis.constraints.vocabulary import (
@@ -218,6 +218,8 @@ def _unit(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     if spelling in _ATTACHED_DURATIONS and m.end("num") == m.start("unit"):
         spelling = _ATTACHED_DURATIONS[spelling]  # "for: 10m", "[5m]", "2d": durations as ops write them
     between = text[m.end("num") : m.start("unit")].strip(" -").lower()
+    if between and PINT_UNITS.get(spelling) == "year" and 1900 <= amount <= 2100 and amount % 1 == 0:
+        return _bare_number(m["num"], m.start(), m.end("num"), text, reading)  # "the 2027 quota year"
     amount *= MULTIPLIERS.get(between, 1)  # "410 million rows"
     start = m.start()
     if spelling in _SIGNED_UNITS and _MINUS_BEFORE.search(text, max(0, start - 2), start):

@@ -79,6 +79,11 @@ def _near_quantity(token: str, value: Decimal, downstream: frozenset[str]) -> bo
 
 
 @lru_cache(maxsize=256)
+def _folded_ids(downstream: frozenset[str]) -> frozenset[str]:
+    return frozenset(token.lower() for token in downstream if token.startswith("id:"))
+
+
+@lru_cache(maxsize=256)
 def _units_by_symbol(downstream: frozenset[str]) -> dict[str, list[Decimal]]:
     units: dict[str, list[Decimal]] = {}
     for token in downstream:
@@ -158,6 +163,8 @@ def atom_carried(token: str, downstream: frozenset[str]) -> bool:
       table or JSON whose column or key names the currency, unit or per cent), a percentage also
       by a bare rate a hundredth of it; not when the same value is stated downstream in another
       unit or currency, which is a change;
+    - an identifier is carried by the same identifier in another case (``over-10`` opening a
+      table cell as ``Over-10``, ``us-east-1`` as ``US-EAST-1``);
     - a clause is carried by the same reference as an article, and a dotted one (``18.4``) by the
       bare number;
     - a clock time written without a zone is carried by the same clock with a zone (the rewrite
@@ -170,6 +177,8 @@ def atom_carried(token: str, downstream: frozenset[str]) -> bool:
       ("5 km" ≈ "3.1 miles", "40 lb" ≈ "18 kg"); durations and data sizes compare exactly.
     """
     cls = token.partition(":")[0]
+    if cls == "id":
+        return token.lower() in _folded_ids(downstream)
     values, numbers, days, typed = _index(downstream)
     if cls == "time":
         clock = token[5:]

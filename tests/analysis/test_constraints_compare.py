@@ -296,7 +296,7 @@ def test_a_negated_permission_or_necessity_is_carried_by_another_word_of_its_kin
 
 
 def test_not_before_and_not_after_are_bounds():
-    """"not before 3 h after" is "no earlier than 3 hours after"; "not after 5 May" is "no later than"."""
+    """ "not before 3 h after" is "no earlier than 3 hours after"; "not after 5 May" is "no later than"."""
     up = "Delayed rights start no earlier than 3 hours after the final whistle."
     assert lost_classes(up, "Delayed: not before 3 h after the final whistle.") == []
     assert lost_classes(up, "Delayed: before 3 h after the final whistle.") != []

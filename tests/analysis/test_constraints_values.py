@@ -452,3 +452,16 @@ def test_micrometres_are_lengths():
         == []
     )
     assert _lost("Use a 5 micron filter.", "Use a 0.005 mm filter.") == []
+
+
+def test_an_identifier_in_another_case_is_the_same_identifier():
+    assert _lost("Vessels of the over-10 m fleet get 92%.", "| Over-10 m fleet | 92% |") == []
+    assert _lost("Deploy to us-east-1 first.", "Deploy to US-EAST-1 first.") == []
+    assert _lost("Deploy to us-east-1 first.", "Deploy to us-east-2 first.") == ["id:us-east-1"]
+
+
+def test_a_year_before_a_kind_of_year_is_a_year_not_a_duration():
+    """ "the 2027 quota year" is the year 2027 (carried by "2027"), not 2,027 years."""
+    assert _atoms("for the 2027 quota year") == ["number:2027"]
+    assert _lost("for the 2027 quota year", "| Quota year | 2027 |") == []
+    assert _atoms("over 5 consecutive years") == ["unit:60 months"]
