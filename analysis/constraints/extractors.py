@@ -435,7 +435,7 @@ def _quantity_pattern(num: str) -> re.Pattern[str]:
 
 
 _DATE_NAMED_TAIL = r"(?:(?:,?\s+|-)(?:de\s+)?(?P<y>\d{4})(?!\d))?"
-_AMOUNT = r"\d[\d,.]*\d|\d"
+_AMOUNT = r"\d(?<![\w.,]\d)\d{0,2}(?:[ \u00a0\u202f]\d{3})+(?![\d,]|\.\d)|\d[\d,.]*\d|\d"  # and "2 400 000 EUR"
 _AMOUNT_COMMA = r"\d(?<![\w.,]\d)\d{0,2}(?:[ \u00a0\u202f]\d{3})+(?:,\d+)?|\d[\d,.]*\d|\d"  # and "2 450,00", "1 180 €"
 
 

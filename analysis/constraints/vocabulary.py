@@ -35,7 +35,6 @@ def _trie_node(node: dict) -> str:
 # Patterns start with a character class, then check the character before it with a
 # two-character lookbehind: a leading class lets `re` skip ahead quickly, which keeps
 # extraction fast on prose.
-NUM = r"\d(?<![\w.]\d)(?:\d{0,2}(?:,\d{3})+(?:\.\d+)?|\d*(?:\.\d+)?)"
 # NUM as a text with a decimal comma writes it: "1.850,00", "2 450", "612,5"; and "2.5" as written.
 NUM_COMMA = r"\d(?<![\w.,]\d)(?:\d{0,2}(?:[. \u00a0\u202f]\d{3})+(?:,\d+)?(?![\d.])|\d*,\d+|\d*(?:\.\d+)?)"
 
@@ -210,6 +209,14 @@ BASIS_POINTS = frozenset(("basis point", "basis points", "bp", "bps"))
 # Units pint converts (durations, masses, lengths, data, …): their spellings match too.
 UNITS = sorted({*UNIT_FORMS, *PINT_UNITS}, key=len, reverse=True)
 UNIT_ALT = trie_pattern(UNITS)  # factored by prefix: `re` tries one branch per letter, not every unit
+# A number as a text with a decimal point writes it: "1,850.00", "2.5"; SI groups of three after a
+# no-break or thin space, and after a plain space before a unit or as round thousands ("11 709 L",
+# "14 280 t", "500 000"), where "rooms 101 102" stays two numbers.
+NUM = (
+    r"\d(?<![\w.]\d)(?:\d{0,2}(?:,\d{3})+(?:\.\d+)?|\d{0,2}(?:[\u00a0\u202f]\d{3})+(?![\d,]|\.\d)"
+    rf"|\d{{0,2}}(?: \d{{3}})+(?=[ \t\u00a0]?(?:{UNIT_ALT})(?![\w]))|\d{{0,2}}(?: \d{{3}})*(?: 000)(?![\d,]|\.\d)"
+    r"|\d*(?:\.\d+)?)"
+)
 
 # Words that end a negation's or qualifier's object once it has a content word.
 STOP_WORDS = frozenset(

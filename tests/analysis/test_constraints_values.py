@@ -465,3 +465,12 @@ def test_a_year_before_a_kind_of_year_is_a_year_not_a_duration():
     assert _atoms("for the 2027 quota year") == ["number:2027"]
     assert _lost("for the 2027 quota year", "| Quota year | 2027 |") == []
     assert _atoms("over 5 consecutive years") == ["unit:60 months"]
+
+
+def test_si_groups_of_three_are_one_number_before_a_unit_a_currency_or_as_round_thousands():
+    """ "11 709 L", "14 280 t", "2 400 000 EUR" and "500 000" are one number in any text; "rooms 101 102" is two."""
+    assert _lost("the uplift is about 11,709 L", "Uplift: 9.25 t (≈ 11 709 L at 0.79 kg/L)") == []
+    assert _lost("The catch is 14,280 tonnes.", "| TAC | 14 280 t |") == []
+    assert _atoms("a dividend of 2 400 000 EUR") == ["money:EUR2400000.00"]
+    assert _atoms("about 500 000 seeds") == ["number:500000"]
+    assert _atoms("rooms 101 102 and 103") == ["number:101", "number:102", "number:103"]
