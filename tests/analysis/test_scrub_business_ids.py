@@ -68,3 +68,9 @@ def test_a_barcode_inside_its_xml_element_survives(scrubber):
     out = scrubber.scrub_text(text)
     assert out.startswith("<Item><GTIN>4012345678925</GTIN><Qty>12</Qty></Item>\n")
     assert not out.endswith("4012345678925")
+
+
+def test_a_number_labelled_as_a_version_or_build_is_no_phone(scrubber):
+    """A ten-digit number after a version, build or revision label (``TOOL_VERSION: …``) is a release number."""
+    text = "    SDK_VERSION: 1690012345\n    build 7712049981 is green"
+    assert scrubber.scrub_text(text) == text
