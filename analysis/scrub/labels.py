@@ -36,9 +36,9 @@ LABELS: dict[str, Label] = {
         applicant name|tenant|landlord|policyholder|policy holder|insured|insured name|claimant|claimant name|
         guardian|spouse|next of kin|emergency contact|witness|driver name|doctor|physician|gp|prescriber|nurse|
         buddy|recruiter|interviewer|caller|subscriber name|debtor name|grantor|grantee|student name|
-        member name|parent name|mother|father|employee|contact|signature|display signature|participants|
+        member name|parent name|mother|father|employee|contact|signature|display signature|participants|participant|
         persons involved|manager|line manager|supervisor|owner name|user name|customer|resident|recipient|
-        given|family""",
+        given|family|pilot|technician|surveyor|inspector|electrician|mechanic|foreman|paramedic""",
     ),
     **_labels(
         "PERSON",

@@ -59,6 +59,8 @@ _STRONG_CUES = frozenset(
         "here",
         "done-by",
         "name-suffix",
+        "dash-signature",
+        "wrote",
     }
 )
 _MULTI_WORD_CUES = frozenset(
@@ -125,7 +127,7 @@ def _signs_off_before(lower: str, comma: int) -> bool:
 
 def _full_name_shaped(phrase: str) -> bool:
     """Two words or more, none an acronym ("Eilidh MacLeod", not "Deloitte" or "KPMG Audit")."""
-    words = _WORD.findall(phrase)
+    words = [w.rstrip(".") for w in _WORD.findall(phrase)]  # an initial, "S. Ndlovu", is no acronym
     return len(words) >= 2 and not any(len(w) > 1 and w.isupper() for w in words)
 
 
@@ -153,6 +155,9 @@ def _sign_off_names(window: str) -> tuple[Finding, ...]:
 def _cue_findings(text: str, cue: str, matches: Iterable[re.Match[str]]) -> Iterator[Finding]:
     single_ok = cue not in ("speaker", "speaker-time", "display-name", "paren-speaker")
     for match in matches:
+        if cue == "wrote" and match.group("lower") is not None:
+            yield from _lower_writer(text, match)
+            continue
         group = "name" if "name" in match.re.groupindex else 0
         start, end = _trim(text, match.start(group), match.end(group))
         if cue in ("speaker", "speaker-time", "paren-speaker") and fold(text[start:end]) in ASSISTANT_NAMES:
@@ -165,10 +170,39 @@ def _cue_findings(text: str, cue: str, matches: Iterable[re.Match[str]]) -> Iter
             continue  # "from São Paulo", "via Jebel Ali"
         if (
             end > start
-            and _acceptable(text[start:end], cue in _STRONG_CUES, single_ok)
+            and _acceptable(text[start:end], cue in _STRONG_CUES or _role_full_name(text, cue, start, end), single_ok)
             and not _brand_at(text, match.start(), end)
         ):
             yield Finding("PERSON", start, end, 0.85, f"NameCue:{cue}", text[start:end])
+
+
+def _lower_writer(text: str, match: re.Match[str]) -> Iterator[Finding]:
+    """A lower-case name before "wrote:" ("10:14 meera iyer wrote:"): its last two or three words, when
+    the name lists hold one of them and none is an English or business word."""
+    words = list(re.finditer(r"\S+", match.group("lower")))
+    for count in (3, 2):
+        if len(words) >= count:
+            start, end = match.start("lower") + words[-count].start(), match.end("lower")
+            if _lower_name_ok(text[start:end]):
+                yield Finding("PERSON", start, end, 0.8, "NameCue:wrote", text[start:end])
+                return
+
+
+def _role_full_name(text: str, cue: str, start: int, end: int) -> bool:
+    """A full name after a role word ("technician Dawit Bekele") vouches for itself like a strong cue when
+    each word is a name or no English word, and it is no place or thing's name."""
+    if cue != "role" or not _full_name_shaped(text[start:end]):
+        return False
+    gaz = gazetteer()
+    raws = [w.rstrip(".") for w in _WORD.findall(text[start:end])]
+    named = sum(gaz_name(gaz, fold(w)) or not w.isascii() for w in raws)
+    unknown = sum(_unknown_name_word(gaz, fold(w)) and not gaz_name(gaz, fold(w)) and w.isascii() for w in raws)
+    # "Nguyễn Đức Long": names around one English word; not "Chair, Pro-Vice-Chancellor Education"
+    return (
+        (named + unknown == len(raws) or named >= 2 and named + unknown >= len(raws) - 1)
+        and not _thing_shaped(text, start, end)
+        and not is_place(text[start:end])
+    )
 
 
 _DONE_BY_BEFORE = re.compile(
@@ -321,6 +355,15 @@ def mentions(text: str, names: Iterable[str], runs: Iterable[tuple[int, int, str
             yield Finding("PERSON", start, end, 0.8, "NameMention", text[start:end])
 
 
+def lower_mentions(text: str, names: Iterable[str]) -> Iterator[Finding]:
+    """Every other occurrence of a name found written in lower case ("by tomás herrera from …" once
+    "tomás herrera wrote:" named him): the capitalized runs :func:`mentions` reads cannot hold it."""
+    for name in names:
+        if " " in name and name.islower():
+            for match in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text):
+                yield Finding("PERSON", match.start(), match.end(), 0.8, "NameMention", name)
+
+
 # What may follow a name inside one word: a possessive ("Okafor's") or a Japanese or Korean
 # honorific suffix ("Tanaka-san", "Ji-hoon-ssi").
 _NAME_WORD_SUFFIX = re.compile(r"(?:['’]s|-(?:san|sama|kun|chan|sensei|senpai|shi|ssi|nim))$")
@@ -374,9 +417,18 @@ def _opener(gaz: Gazetteer, folded: str) -> bool:
 
 def _is_name_part(gaz: Gazetteer, word: str) -> bool:
     folded = fold(word)
-    if folded in PARTICLES or folded in HONORIFIC_WORDS or folded in NAME_SUFFIXES or folded in BUSINESS_WORDS:
+    if folded in PARTICLES or folded in HONORIFIC_WORDS or folded in NAME_SUFFIXES or _business_word(gaz, folded, word):
         return False
-    return not gaz.is_common(folded) and folded not in gaz.ambiguous
+    # a word with letters beyond ASCII ("Quân", folded "quan") is no English word
+    return (not gaz.is_common(folded) or not word.isascii()) and folded not in gaz.ambiguous
+
+
+def _business_word(gaz: Gazetteer, folded: str, word: str) -> bool:
+    """Whether ``word`` is a business word; a short company form that is also a given name ("ASA", "AB")
+    is one only in capitals ("Åsa", "Ab" are names)."""
+    if folded not in BUSINESS_WORDS:
+        return False
+    return len(folded) > 3 or folded not in gaz.given or word.isupper()
 
 
 def _gazetteer_span(gaz: Gazetteer, words: list[str]) -> tuple[int, int] | None:
@@ -467,11 +519,12 @@ def _unknown_name_word(gaz: Gazetteer, folded: str) -> bool:
 def _acceptable(phrase: str, strong: bool, single_ok: bool = True) -> bool:
     """Whether a capitalized ``phrase`` can be a person's name (``strong``: a cue vouches for it)."""
     gaz = gazetteer()
-    words = [fold(w.rstrip(".")) for w in _WORD.findall(phrase)]
+    raws = [w.rstrip(".") for w in _WORD.findall(phrase)]
+    words = [fold(w) for w in raws]
     core = [w for w in words if w not in PARTICLES and w not in NAME_SUFFIXES and w not in HONORIFIC_WORDS]
     if not core or len(core) > 6:
         return False
-    business = [w for w in core if w in BUSINESS_WORDS]
+    business = [w for w, raw in zip(words, raws) if w in core and _business_word(gaz, w, raw)]
     if business and not (strong and len(core) > 1 and all(w in gaz.ambiguous for w in business)):
         return False  # under a cue, a surname that is also a business word stays a name ("Ji-woo Park")
     joined = " ".join(w for w in words if w not in PARTICLES)
