@@ -113,6 +113,11 @@ def handles(text: str) -> Iterator[Finding]:
             yield Finding("PERSON", match.start("handle"), match.end("handle"), 0.8, "NameHandle", handle)
 
 
+def user_is_named(user: str) -> bool:
+    """Whether a lower-case user name is built from a person's name (``mzielinski``, not ``git``)."""
+    return _handle_names(gazetteer(), user.lower())
+
+
 def _handle_names(gaz: Gazetteer, handle: str) -> bool:
     """Whether the parts of ``handle`` (an initial allowed before a surname: "mzielinski") are a name."""
     parts = [p for p in _HANDLE_SPLIT.split(handle) if p]

@@ -65,14 +65,15 @@ LABELS: dict[str, Label] = {
         philsys|philsys number|medicare|medicare number|medicare no|nhs|nhs no|nhs number|health card|
         health card number|driver licence|driver license|drivers license|driving licence|licence number|
         license number|dl number|personnummer|henkilötunnus|cnp|oib|egn|jmbg|steuer id|steuer-id|
-        steueridentifikationsnummer|tax registration|personal id|matrikelnummer|student id|national id no""",
+        steueridentifikationsnummer|tax registration|personal id|matrikelnummer|student id|national id no|ppsn|
+        pps number|pps no|personal public service number""",
     ),
     **_labels(
         "PHONE_NUMBER",
         True,
         """phone|phone number|phone no|tel|telephone|mobile|mobile number|mobile no|cell|cell phone|cellphone|
         msisdn|fax|whatsapp|contact number|contact phone|home phone|work phone|personal phone|sms|handy|telefon|
-        teléfono|telefone|telefoon|celular|móvil|movil""",
+        teléfono|telefone|telefoon|celular|móvil|movil|휴대폰|휴대전화|핸드폰|전화|전화번호|연락처|電話|電話番号|携帯|手机|电话""",
     ),
     **_labels(
         "ADDRESS",
