@@ -112,6 +112,8 @@ def label_of(key: str) -> Label | None:
     words = [w for w in _SPLIT.split(_CAMEL.sub(" ", key).lower()) if w]
     if not words or len(words) > 7:
         return None
+    if len(words) > 2 and words[0] in _SIGNED and words[1] in ("for", "on"):
+        return Label("PERSON", True)  # "Signed for the Printer", "Signed on behalf of the Lender": a signer
     for start in range(len(words)):
         found = LABELS.get(" ".join(words[start:]))
         if found is not None and found.entity == "PERSON" and _THINGS.intersection(words[:start]):

@@ -347,7 +347,8 @@ def mentions(text: str, names: Iterable[str], runs: Iterable[tuple[int, int, str
             known[last_known + 1 : extended + 1] = [True] * (extended - last_known)
             last_known = extended
         first_known = known.index(True)
-        before_ok = all(_opener(gaz, w[3]) for w in words[:first_known])
+        # "Estádio José Alvalade": a name after a venue or institution word names the site, not the person
+        before_ok = all(_opener(gaz, w[3]) and w[2] not in BUSINESS_WORDS for w in words[:first_known])
         after_ok = all(k or w[3] in PARTICLES for w, k in zip(words[first_known:], known[first_known:]))
         if before_ok and after_ok:
             start, end = run_start + words[first_known][0], run_start + words[last_known][1]

@@ -295,3 +295,18 @@ def test_a_shell_prompt_in_a_log_line_names_its_user(scrubber):
     """A prompt pasted after a log prefix ("WARN  ravi@host:~$") still gives the user's name."""
     text = "2026-03-03T08:02:51Z diag  WARN  anjali@build-laptop-3:~$ make check"
     assert _left(scrubber, text, ("anjali",)) == []
+
+
+def test_whoever_signs_for_a_party_is_a_person_whatever_the_party(scrubber):
+    """ "Signed for the Printer:" and "Signed on behalf of the Lender:" name a signer, also one whose given
+    name is a town's ("Florencia") or whom no list holds; an empty signature line stays."""
+    text = "Signed for the Printer: Florencia Quispe-Mamani\nSigned on behalf of the Lender: Tesfaye Gebremariam"
+    assert _left(scrubber, text, ("Florencia Quispe-Mamani", "Tesfaye Gebremariam")) == []
+    assert scrubber.scrub_text("Signed for the Printer: ______") == "Signed for the Printer: ______"
+
+
+def test_a_known_name_after_a_venue_word_names_the_site(scrubber):
+    """Once "Cliente: José Alvalade" names a person, "Estádio José Alvalade" later is still the stadium."""
+    text = "Cliente: José Alvalade\nEvento: final (Estádio José Alvalade, 2026-09-05)"
+    out = scrubber.scrub_text(text)
+    assert "Estádio José Alvalade" in out and "Cliente: José Alvalade" not in out
