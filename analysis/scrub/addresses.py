@@ -107,7 +107,8 @@ _LOW = r"[a-zà-ÿ'’.\-]"
 _WORDS = rf"(?:(?:{U}{_LOW}[\w'’.\-]*|de|del|la|da|do|dos|das|di|du|des|della|e|i)[ \t]+){{0,5}}?(?:No\.?:?[ \t]*)?"
 # One street-and-number pattern per form, each starting with a character class (lookbehinds after it)
 # so that re skips ahead fast; they run one after the other.
-_NUMBER_START = r"\d(?<![\w.,:/\-]\d)\d{0,4}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?|-[IVX]+)?"
+# "12B Elm Street", not "6x Bourbon Street Stout": a lower-case x after a number counts, it is no house letter
+_NUMBER_START = r"\d(?<![\w.,:/\-]\d)\d{0,4}[A-Za-wyz]?(?:[-/]\d{1,4}[A-Za-z]?|-[IVX]+)?"
 _STREETS = tuple(
     re.compile(p)
     for p in (

@@ -126,3 +126,11 @@ def test_a_pps_number_key_and_a_korean_or_japanese_phone_label_are_read(scrubber
     text = '{"pps_number": "2345678TW"}\n휴대폰: 010-5512-8830\n電話: 03-5412-7789'
     out = scrubber.scrub_text(text)
     assert "2345678TW" not in out and "010-5512-8830" not in out and "03-5412-7789" not in out
+
+
+def test_a_quantity_before_a_product_named_after_a_street_is_no_house_number(scrubber):
+    """ "6x Abbey Road Amber" is six of a beer: a lower-case x after a number is a quantity; "14a Church Road"
+    is still a street and number."""
+    text = "Order: 6x Abbey Road Amber, 12x Baker Street Porter. Deliver to 14a Church Road, London N1 2AB."
+    out = scrubber.scrub_text(text)
+    assert "6x Abbey Road Amber, 12x Baker Street Porter" in out and "14a Church Road" not in out
