@@ -87,6 +87,10 @@ def name_span(value: str, *, strong: bool) -> tuple[int, int] | None:
         cjk = CJK_NAME.match(value, offset)
         if cjk is not None:
             return cjk.span()
+    if match is None and strong:
+        handle = _NAME_HANDLE.match(value, offset)
+        if handle is not None and _handle_ok(handle.group()):
+            return handle.span()  # "display_name": "hoshino_sakura": a user name built from the person's name
     if match is None:
         lower = _LOWER_NAME.match(value, offset) if strong else None
         return (lower.start(), lower.end()) if lower and _lower_name_ok(lower.group()) else None
@@ -547,6 +551,17 @@ def _acceptable(phrase: str, strong: bool, single_ok: bool = True) -> bool:
     if strong:
         return english < len(core) or named > 0
     return named > 0 and english == 0
+
+
+_NAME_HANDLE = re.compile(r"[a-z]{2,}[._][a-z]{2,}(?=[\s\"',;)]|$)")
+
+
+def _handle_ok(handle: str) -> bool:
+    """Two name parts joined by ``_`` or ``.``, one of them in the name lists and neither an English word."""
+    gaz = gazetteer()
+    parts = re.split(r"[._]", handle)
+    named = [p for p in parts if gaz_name(gaz, p) and p not in gaz.ambiguous]
+    return bool(named) and not any(gaz.is_common(p) and not gaz_name(gaz, p) for p in parts)
 
 
 def _lower_name_ok(value: str) -> bool:

@@ -310,3 +310,10 @@ def test_a_known_name_after_a_venue_word_names_the_site(scrubber):
     text = "Cliente: José Alvalade\nEvento: final (Estádio José Alvalade, 2026-09-05)"
     out = scrubber.scrub_text(text)
     assert "Estádio José Alvalade" in out and "Cliente: José Alvalade" not in out
+
+
+def test_a_user_name_built_from_a_name_in_a_name_field_is_a_person(scrubber):
+    """A name field holding a handle of name parts ("Display name: agnieszka.wrona") names the person; a
+    handle of English words ("dark_knight") stays."""
+    assert _left(scrubber, "Display name: agnieszka.wrona\n", ("agnieszka.wrona",)) == []
+    assert scrubber.scrub_text("Display name: dark_knight\n") == "Display name: dark_knight\n"
