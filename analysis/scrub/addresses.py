@@ -107,7 +107,8 @@ _LOW = r"[a-zà-ÿ'’.\-]"
 _WORDS = rf"(?:(?:{U}{_LOW}[\w'’.\-]*|de|del|la|da|do|dos|das|di|du|des|della|e|i)[ \t]+){{0,5}}?(?:No\.?:?[ \t]*)?"
 # One street-and-number pattern per form, each starting with a character class (lookbehinds after it)
 # so that re skips ahead fast; they run one after the other.
-_NUMBER_START = r"\d(?<![\w.,:/\-]\d)\d{0,4}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?|-[IVX]+)?"
+# "12B Elm Street", not "6x Bourbon Street Stout": a lower-case x after a number counts, it is no house letter
+_NUMBER_START = r"\d(?<![\w.,:/\-]\d)\d{0,4}[A-Za-wyz]?(?:[-/]\d{1,4}[A-Za-z]?|-[IVX]+)?"
 _STREETS = tuple(
     re.compile(p)
     for p in (
@@ -134,7 +135,16 @@ _WEAK_POSTCODE = re.compile(
     rf"(?<![\w\-.,]){U}[\w\-]+[ \t]\d{{4,6}}(?![\w\-])|(?<![\w\-.,])\d{{3}}[ \t]?\d{{2}}[ \t]+{U}|(?<![\w\-.,$€£])\d{{4,6}}[ \t]+{U}[\w\-]+"
 )
 _NAMED_STREET = re.compile(rf"(?<![\w])(?:{U}[\w'’\-]*[ \t]+){{1,3}}(?:{_TYPES})(?![\w])")
-_MONTH = re.compile(r"(?i:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)")
+# A month name or abbreviation (in the languages whose months start like the English ones), not any word
+# that starts like one ("rue des Martyrs", "Mayfair Court")
+_MONTH = re.compile(
+    r"(?i:\b(?:"
+    r"septiembre|diciembre|fevereiro|noviembre|september|setiembre|settembre|augustus|december|dezember|"
+    r"dezembro|dicembre|décembre|februari|february|november|novembre|novembro|setembro|febrero|februar|"
+    r"janeiro|januari|january|october|octobre|octubre|oktober|ottobre|outubro|agosto|aprile|august|januar|"
+    r"abril|april|julho|julio|junho|junio|maart|march|marco|marzo|março|juli|july|june|juni|mars|mayo|märz|"
+    r"sept|apr|aug|dec|feb|jan|jul|jun|mar|may|nov|oct|sep)\.?(?!\w))"
+)
 _UNIT = re.compile(
     rf"(?:{_cased('flat|apartment|apt|unit|suite|house no.|house no|villa|floor|piso|apto|int.|blk|block|lot', True)})"
     r"[ \t]*\d{1,4}[A-Za-z]?(?![\w])"
@@ -279,16 +289,31 @@ def _line_addresses(line: str, near_street: bool) -> list[tuple[int, int]]:
         seg_start, seg_end = segments[index]
         first = last = index
         if not line[seg_start:anchor_start].strip() or _UNIT.fullmatch(line[seg_start:anchor_start].strip(" ,")):
-            while first > 0 and index - first < 4 and _address_part(line, *segments[first - 1]):
+            while (
+                first > 0
+                and index - first < 4
+                and not _cell_edge(line, segments[first])
+                and _address_part(line, *segments[first - 1])
+            ):
                 first -= 1
         if not line[anchor_end:seg_end].strip() or _address_part(line, anchor_end, seg_end):
-            while last + 1 < len(segments) and last - index < 6 and _address_part(line, *segments[last + 1]):
+            while (
+                last + 1 < len(segments)
+                and last - index < 6
+                and not _cell_edge(line, segments[last + 1])
+                and _address_part(line, *segments[last + 1])
+            ):
                 last += 1
         start = segments[first][0] if first < index else _part_start(line, seg_start, anchor_start)
         tail_ok = last > index or _address_part(line, anchor_end, seg_end)
         end = segments[last][1] if tail_ok else anchor_end
         spans.append(_strip(line, start, max(end, anchor_end)))
     return _merged(spans)
+
+
+def _cell_edge(line: str, segment: tuple[int, int]) -> bool:
+    """Whether ``segment`` opens a table cell (a ``|`` before it): an address does not run into the next cell."""
+    return segment[0] > 0 and line[segment[0] - 1] == "|"
 
 
 def _anchors(line: str, patterns: tuple[re.Pattern[str], ...]) -> list[tuple[int, int]]:

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 
@@ -94,18 +95,27 @@ _HANDLES = re.compile(
     r"(?=[\"')]|@[\w.\-]+:[~/]|[ \t]|$)",
     re.MULTILINE,
 )
+# A shell prompt pasted mid-line, after a log prefix: "WARN  ravi@host:~$".
+_PROMPT = re.compile(r"(?<=[ \t])(?P<handle>[a-z][a-z0-9]*(?:[._\-][a-z0-9]+){0,2})(?=@[\w.\-]+:[~/])")
+_PROMPT_HOST = re.compile(r"@[\w.\-]+:[~/]")  # the cheap test before the scan for the user
 _HANDLE_SPLIT = re.compile(r"[._\-\d]+")
 
 
 def handles(text: str) -> Iterator[Finding]:
     """Lower-case user names built from a person's name ("mzielinski", "j.mbeki-ross", "ravi@host:~$")."""
     gaz = gazetteer()
-    for match in _HANDLES.finditer(text):
+    prompts = _PROMPT.finditer(text) if _PROMPT_HOST.search(text) else ()
+    for match in itertools.chain(_HANDLES.finditer(text), prompts):
         handle = match.group("handle")
         if match.group().lstrip(" \t") == handle and not text.startswith("@", match.end()):
             continue  # a bare word opening a line is a handle only in a shell prompt
         if _handle_names(gaz, handle):
             yield Finding("PERSON", match.start("handle"), match.end("handle"), 0.8, "NameHandle", handle)
+
+
+def user_is_named(user: str) -> bool:
+    """Whether a lower-case user name is built from a person's name (``mzielinski``, not ``git``)."""
+    return _handle_names(gazetteer(), user.lower())
 
 
 def _handle_names(gaz: Gazetteer, handle: str) -> bool:

@@ -63,19 +63,22 @@ _KEY_HINTS = (
 
 # key, optional closing quote, separator; the key starts a word and is 1-60 characters.
 _KEY_VALUE = re.compile(
-    r"(?<![\w.\-$/])(?P<q>\\?[\"']?)(?P<key>[A-Za-z_][\w.\-]{0,59})(?P=q)[ \t]*(?P<sep>:=|=>|[:=])[ \t]*"
+    r"(?<![\w.\-$/])(?<!\$\{)(?P<q>\\?[\"']?)(?P<key>[A-Za-z_][\w.\-]{0,59})(?P=q)[ \t]*(?P<sep>:=|=>|[:=])[ \t]*"
 )
 _XML = re.compile(r"<(?P<key>[A-Za-z_][\w.\-]{0,59})>(?P<value>[^<\n]{1,400})</(?P=key)>")
 _LEADING = re.compile(r"[ \t]*(?:-[ \t]+)?(?:export[ \t]+|set[ \t]+|\$env:)?$", re.IGNORECASE)
 _REFERENCE = re.compile(
     r"(?i)^(?:\$\{[^}]*\}?|\$\(.*|\$[A-Za-z_]\w*|%[A-Za-z_]\w*%|\{\{.*|\{%.*|<.*|\[(?:redacted|hidden|masked)\]|"
-    r"\(?(?:redacted|hidden|masked|omitted|removed)\)?|\*+|x{3,}|•+|_+|-+|\.{3}|…|true|false|yes|no|on|off|null|"
+    r"\(?(?:redacted|hidden|masked|omitted|removed|sensitive)(?: value)?\)?|"  # Terraform: "(sensitive value)"
+    r"\*+|x{3,}|•+|_+|-+|\.{3}|…|true|false|yes|no|on|off|null|"
     r"none|nil|undefined|~|n/?a|tbd|todo|changeme|required|optional|enabled|disabled|set|unset|provided|missing|"
     r"invalid|expired|revoked|rotated|valid|present|absent|empty|basic|bearer|digest|oauth2?|saml|oidc|jwt|hmac|"
     r"str|string|int|integer|bytes|text|secretstr|any|object|optional\[.*|list\[.*|dict\[.*|varchar.*|"
     r"(?:vault|secretref|secretkeyref|secretsmanager|keyvault|env|ref\+\w+|file|sm|gcp|azure|aws|op|arn|k8s|"
     r"kms|ssm|awskms|gcpkms|awssm)\s*[:+].*|valuefrom.*|secretkeyref.*|secretref.*|!ref\b.*|/[\w/.\-]*|"
-    r"\.{0,2}/[\w/.\-]*|~/.*|\d{1,7}|[\[{(]\s*[\]})]?)$"
+    r"\.{0,2}/[\w/.\-]*|~/.*|\d{1,7}|[\[{(]\s*[\]})]?|"
+    # code that reads the value from the environment: os.environ["API_KEY"], process.env.TOKEN, ENV["X"]
+    r"(?:os\.environ|os\.getenv|process\.env|system\.getenv|env|getenv)\s*[\[.(].*)$"
 )
 _SCHEME = re.compile(r"(?i)(?:bearer|basic|token|digest|apikey|aws4-hmac-sha256|sharedkey|hmac)\s+")
 _FIELD_GAP = re.compile(r"[ ]{3,}|\t|,[ \t]+[A-Za-z_][\w.\-]{0,40}[ \t]*[:=][ \t]")
@@ -88,7 +91,7 @@ _FLAG = re.compile(r"(?<![\w\-])--?(?P<flag>[A-Za-z][\w\-]{1,40})(?:=|[ \t]+|[\"
 _FLAG_HINTS = ("pass", "secret", "token", "key", "auth", "cred")
 _FLAG_WORDS = ("pass", "secret", "token", "apikey", "api-key", "api_key", "auth", "credential")
 _FLAG_NOT_VALUE = ("file", "path", "dir", "url", "uri", "type", "name", "id", "env", "ref", "command", "cmd", "stdin")
-_REDIS_AUTH = re.compile(r"redis-cli\b[^\n]*?[ \t]-a[ \t]+")
+_REDIS_AUTH = re.compile(r"redis-cli\b[^\n]*?[ \t][\"']?-a(?:[ \t]+|[\"'][ \t]*,[ \t]*(?=[\"']))")
 _INLINE_END = re.compile(r"[\s,;}\]<>\"'`)]")
 _QUERY_END = re.compile(r"[\s,;&#}\]<>\"'`)]")
 

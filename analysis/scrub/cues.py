@@ -30,7 +30,9 @@ ROLE = (
     r"buyer|requester|reporter|assignee|approver|signatory|guardian|mother|father|son|daughter|wife|husband|"
     r"brother|sister|friend|tutor|teacher|coach|adjuster|investigator|handler|advisor|adviser|consultant|"
     r"representative|attorney|lawyer|solicitor|notary|pharmacist|surgeon|dentist|therapist|counsellor|counselor|"
-    r"interviewer|recruiter|trainee|intern|volunteer|owner|founder|ceo|cfo|cto|coo|vp|chair|chairman|president)"
+    r"interviewer|recruiter|trainee|intern|volunteer|owner|founder|ceo|cfo|cto|coo|vp|chair|chairman|president|"
+    r"surveyor|inspector|electrician|plumber|mechanic|foreman|forewoman|paramedic|photographer|translator|"
+    r"interpreter|auditor|examiner|dispatcher|receptionist|clerk|pilot)"
 )
 # Relatives and neighbours: what follows is a person ("my wife Golnaz", "Neighbour Mwangi").
 KIN = (
@@ -60,9 +62,13 @@ PREPOSITION = (
 # A verb of record-keeping before "by": who signed, reported or approved is a person ("Reported by: Bartosz Wiśniewski").
 DONE_BY = (
     r"(?i:signed|countersigned|reported|prepared|approved|reviewed|written|submitted|raised|logged|authored|noted|"
-    r"requested|created|updated|edited|assigned|witnessed|completed|checked|verified|handled|escalated|note|comment|"
+    r"requested|created|updated|edited|assigned|witnessed|completed|checked|verified|handled|escalated|closed|"
+    r"resolved|dispatched|issued|inspected|confirmed|acknowledged|received|note|comment|"
     r"notes|comments|sign-off|signoff)"
 )
+# A quoted message's header: "On Tue, 3 Mar 2026, Ana Ruiz wrote:", "2026-04-09 10:14 meera iyer wrote:".
+WROTE = r"(?i:wrote|writes|schrieb|a écrit|escribió|escreveu|ha scritto|schreef|skrev|kirjoitti|napisał|napisała)"
+LOWER_NAME = r"[a-zà-ÿ][a-zà-ÿ'\-]+(?:[ \t][a-zà-ÿ][a-zà-ÿ'\-]+){1,2}"
 SPEAKER_PREFIX = r"(?:\[[^\]\n]{1,32}\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?[ \t]+|[-*>][ \t]+)?"
 
 # Words of place names ("Santa Clara", "Saint-Germain", "Fort Worth"), never of a person's name.
@@ -132,6 +138,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "here",
         re.compile(rf"(?:^|(?<=[.!?][ \t])|(?<=[.!?][ \t]{{2}})){_NAME}[ \t]+here(?=[ \t]*[,.!:;—–-])", re.MULTILINE),
     ),
+    ("wrote", re.compile(rf"(?:^|(?<=[\s,]))(?:{_NAME}|(?P<lower>{LOWER_NAME}))[ \t]+{WROTE}[ \t]*:", re.MULTILINE)),
     ("paren-speaker", re.compile(rf"(?<=[\w.][ \t])\({_NAME}\):[ \t]")),
     (
         "name-suffix",
@@ -149,6 +156,7 @@ CUE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "intro": tuple(re.sub(r"\(\?i:|\)", "", INTRO).split("|")),
     "here": (" here",),
     "paren-speaker": ("):",),
+    "wrote": tuple(re.sub(r"\(\?i:|\)", "", WROTE).split("|")),
     "name-suffix": ("-san", "-sama", "-kun", "-chan", "-sensei", "-senpai", "-ssi", "-nim"),
     "display-name": ("<",),
     "dash-signature": (" -", " –", " —", "\t-", "\t–", "\t—"),

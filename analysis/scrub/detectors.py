@@ -14,6 +14,7 @@ import re
 from handoff.analysis.scrub.addresses import addresses, street_postcode_towns
 from handoff.analysis.scrub.aliases import email_named, handles, script_glosses
 from handoff.analysis.scrub.credentials import credential_values
+from handoff.analysis.scrub.cues import WROTE
 from handoff.analysis.scrub.fields import (
     dates_of_birth,
     labelled_addresses,
@@ -53,7 +54,10 @@ def local_findings(text: str, entities: frozenset[str]) -> list[Finding]:
         found += (f for f in credential_values(text, lower) if f.entity in entities)
     if "CRYPTO" in entities and "0x" in text:
         found += wallet_addresses(text)
-    if "PERSON" in entities and _has_capital(text):
+    capital = _has_capital(text)
+    if "PERSON" in entities and not capital and _WROTE.search(lower):
+        found += cued_names(text, lower, sign_off=False)  # "10:14 meera iyer wrote:", all in lower case
+    if "PERSON" in entities and capital:
         runs = name_runs(text)
         found += labelled_names(text, lower)
         found += cued_names(text, lower, sign_off=False)
@@ -67,6 +71,7 @@ def local_findings(text: str, entities: frozenset[str]) -> list[Finding]:
 
 
 _DIGIT = re.compile(r"\d")
+_WROTE = re.compile(r"[ \t]" + WROTE + r"[ \t]*:")
 _CAPITAL = re.compile(r"[A-Z\u00c0-\u024f\u0370-\u052f]")
 
 

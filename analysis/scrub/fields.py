@@ -138,6 +138,15 @@ _ID_KEYWORDS = (
     "personal id",
 )
 _PHONE_KEYWORDS = (
+    "휴대폰",
+    "휴대전화",
+    "핸드폰",
+    "전화",
+    "연락처",
+    "電話",
+    "携帯",
+    "手机",
+    "电话",
     "phone",
     "tel",
     "mobile",
@@ -287,7 +296,7 @@ _ID_LABEL = (
     r"sozialversicherungsnummer|(?:steuer-?)?identifikationsnummer|steuerliche identifikationsnummer|idnr|"
     r"(?:num[ée]ro de |n[°º] de )?s[ée]curit[ée] sociale|nir|insee|burgerservicenummer|sofinummer|"
     r"citizen service number|c[ée]dula(?: de identidad| de ciudadan[ií]a)?|documento (?:de identidad|nacional)|"
-    r"itin|personalausweis(?:nummer)?|ausweisnummer|carte d'identit[ée]|pps(?:n| number| no\.?)|"
+    r"itin|personalausweis(?:nummer)?|ausweisnummer|carte d'identit[ée]|pps(?:n|[ _]number|[ _]no\.?)|"
     r"personal public service number|ird number|nhi(?: number)?|sv-nummer|ahv(?:-nr\.?| number)?|avs|"
     r"tax id|taxpayer id|n[úu]mero de identificaci[óo]n|uidai|"
     r"ghana ?card(?: (?:number|no\.?|pin))?|huduma(?: namba| number)?|omang(?: number| no\.?)?|nrc(?: number| no\.?)?"
@@ -299,7 +308,8 @@ _ID = re.compile(
 )
 _PHONE = re.compile(
     r"(?i:\b(?:phone|tel|telephone|mobile|cell|msisdn|fax|whatsapp|handy|telefon\w{0,3}|teléfono|telefone|celular|"
-    r"call|ring|dial|sms|text me|reach me|móvil|movil|fijo|tlf|puhelin|mob|telefoon|numer|número)\b)"
+    r"call|ring|dial|sms|text me|reach me|móvil|movil|fijo|tlf|puhelin|mob|telefoon|numer|número|"
+    r"휴대폰|휴대전화|핸드폰|전화번호|전화|연락처|電話番号|電話|携帯|手机|电话)\b)"
     r"[^\n\d+@]{0,30}?(?<![\w+\-])(\+?\(?\d[\d \-.()]{5,20}\d)(?![\w])"
 )
 _ADDRESS_FIELD = re.compile(

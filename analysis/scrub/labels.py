@@ -36,9 +36,9 @@ LABELS: dict[str, Label] = {
         applicant name|tenant|landlord|policyholder|policy holder|insured|insured name|claimant|claimant name|
         guardian|spouse|next of kin|emergency contact|witness|driver name|doctor|physician|gp|prescriber|nurse|
         buddy|recruiter|interviewer|caller|subscriber name|debtor name|grantor|grantee|student name|
-        member name|parent name|mother|father|employee|contact|signature|display signature|participants|
+        member name|parent name|mother|father|employee|contact|signature|display signature|participants|participant|
         persons involved|manager|line manager|supervisor|owner name|user name|customer|resident|recipient|
-        given|family""",
+        given|family|pilot|technician|surveyor|inspector|electrician|mechanic|foreman|paramedic""",
     ),
     **_labels(
         "PERSON",
@@ -65,14 +65,15 @@ LABELS: dict[str, Label] = {
         philsys|philsys number|medicare|medicare number|medicare no|nhs|nhs no|nhs number|health card|
         health card number|driver licence|driver license|drivers license|driving licence|licence number|
         license number|dl number|personnummer|henkilötunnus|cnp|oib|egn|jmbg|steuer id|steuer-id|
-        steueridentifikationsnummer|tax registration|personal id|matrikelnummer|student id|national id no""",
+        steueridentifikationsnummer|tax registration|personal id|matrikelnummer|student id|national id no|ppsn|
+        pps number|pps no|personal public service number""",
     ),
     **_labels(
         "PHONE_NUMBER",
         True,
         """phone|phone number|phone no|tel|telephone|mobile|mobile number|mobile no|cell|cell phone|cellphone|
         msisdn|fax|whatsapp|contact number|contact phone|home phone|work phone|personal phone|sms|handy|telefon|
-        teléfono|telefone|telefoon|celular|móvil|movil""",
+        teléfono|telefone|telefoon|celular|móvil|movil|휴대폰|휴대전화|핸드폰|전화|전화번호|연락처|電話|電話番号|携帯|手机|电话""",
     ),
     **_labels(
         "ADDRESS",
@@ -111,6 +112,8 @@ def label_of(key: str) -> Label | None:
     words = [w for w in _SPLIT.split(_CAMEL.sub(" ", key).lower()) if w]
     if not words or len(words) > 7:
         return None
+    if len(words) > 2 and words[0] in _SIGNED and words[1] in ("for", "on"):
+        return Label("PERSON", True)  # "Signed for the Printer", "Signed on behalf of the Lender": a signer
     for start in range(len(words)):
         found = LABELS.get(" ".join(words[start:]))
         if found is not None and found.entity == "PERSON" and _THINGS.intersection(words[:start]):

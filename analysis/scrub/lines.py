@@ -21,7 +21,7 @@ from handoff.analysis.scrub.addresses import near_street_addresses, street_lines
 from handoff.analysis.scrub.credentials import credential_blocks
 from handoff.analysis.scrub.detectors import local_findings
 from handoff.analysis.scrub.findings import Finding, shifted
-from handoff.analysis.scrub.people import mentions, name_runs, sign_off_at, signs_off
+from handoff.analysis.scrub.people import lower_mentions, mentions, name_runs, sign_off_at, signs_off
 from handoff.analysis.scrub.tables import Header, header_of, table_rows
 
 # Joins new lines into one batch: a NUL between newlines is neither whitespace nor a word, so no
@@ -101,6 +101,7 @@ def context_findings(
         if names:
             runs = [(start + s, start + e, t) for start, scan in zip(starts, scans) for s, e, t in scan.runs]
             found += mentions(text, names, runs)
+            found += lower_mentions(text, names)
     return found
 
 

@@ -166,7 +166,8 @@ ID_LABEL_BEFORE = re.compile(
     r"(?i)(?<![a-z])(?:order|invoice|inv|claim|ticket|tkt|tracking|awb|waybill|slip|gu[ií]a|shipment|parcel|"
     r"consignment|pro|bol|ref|reference|case|booking|reservation|confirmation|pnr|transaction|txn|receipt|serial|"
     r"sku|ean|upc|gtin|isbn|ndc|lot|batch|rma|po|declaration|dp|permit|licen[cs]e|account|acct|iban|contract|"
-    r"expires|exp|ts|timestamp|epoch|imei|imeisv|meid|iccid|vin|asset|part|duns|id)"
+    r"expires|exp|ts|timestamp|epoch|imei|imeisv|meid|iccid|vin|asset|part|duns|id|version|ver|build|revision|"
+    r"rev|changelist)"
     r"(?:[ _\-]?(?:no|nos|number|numbers|num|ids?|#|n°|nº))?s?\.?"
     r"[\"']?[ \t]*[:=#]?[ \t]*\[?[ \t]*[\"']?[ \t]*(?:(?:n[°º]|no\.?|#)[ \t]*)?$"
 )

@@ -59,6 +59,8 @@ _STRONG_CUES = frozenset(
         "here",
         "done-by",
         "name-suffix",
+        "dash-signature",
+        "wrote",
     }
 )
 _MULTI_WORD_CUES = frozenset(
@@ -85,6 +87,10 @@ def name_span(value: str, *, strong: bool) -> tuple[int, int] | None:
         cjk = CJK_NAME.match(value, offset)
         if cjk is not None:
             return cjk.span()
+    if match is None and strong:
+        handle = _NAME_HANDLE.match(value, offset)
+        if handle is not None and _handle_ok(handle.group()):
+            return handle.span()  # "display_name": "hoshino_sakura": a user name built from the person's name
     if match is None:
         lower = _LOWER_NAME.match(value, offset) if strong else None
         return (lower.start(), lower.end()) if lower and _lower_name_ok(lower.group()) else None
@@ -125,7 +131,7 @@ def _signs_off_before(lower: str, comma: int) -> bool:
 
 def _full_name_shaped(phrase: str) -> bool:
     """Two words or more, none an acronym ("Eilidh MacLeod", not "Deloitte" or "KPMG Audit")."""
-    words = _WORD.findall(phrase)
+    words = [w.rstrip(".") for w in _WORD.findall(phrase)]  # an initial, "S. Ndlovu", is no acronym
     return len(words) >= 2 and not any(len(w) > 1 and w.isupper() for w in words)
 
 
@@ -153,6 +159,9 @@ def _sign_off_names(window: str) -> tuple[Finding, ...]:
 def _cue_findings(text: str, cue: str, matches: Iterable[re.Match[str]]) -> Iterator[Finding]:
     single_ok = cue not in ("speaker", "speaker-time", "display-name", "paren-speaker")
     for match in matches:
+        if cue == "wrote" and match.group("lower") is not None:
+            yield from _lower_writer(text, match)
+            continue
         group = "name" if "name" in match.re.groupindex else 0
         start, end = _trim(text, match.start(group), match.end(group))
         if cue in ("speaker", "speaker-time", "paren-speaker") and fold(text[start:end]) in ASSISTANT_NAMES:
@@ -165,10 +174,39 @@ def _cue_findings(text: str, cue: str, matches: Iterable[re.Match[str]]) -> Iter
             continue  # "from São Paulo", "via Jebel Ali"
         if (
             end > start
-            and _acceptable(text[start:end], cue in _STRONG_CUES, single_ok)
+            and _acceptable(text[start:end], cue in _STRONG_CUES or _role_full_name(text, cue, start, end), single_ok)
             and not _brand_at(text, match.start(), end)
         ):
             yield Finding("PERSON", start, end, 0.85, f"NameCue:{cue}", text[start:end])
+
+
+def _lower_writer(text: str, match: re.Match[str]) -> Iterator[Finding]:
+    """A lower-case name before "wrote:" ("10:14 meera iyer wrote:"): its last two or three words, when
+    the name lists hold one of them and none is an English or business word."""
+    words = list(re.finditer(r"\S+", match.group("lower")))
+    for count in (3, 2):
+        if len(words) >= count:
+            start, end = match.start("lower") + words[-count].start(), match.end("lower")
+            if _lower_name_ok(text[start:end]):
+                yield Finding("PERSON", start, end, 0.8, "NameCue:wrote", text[start:end])
+                return
+
+
+def _role_full_name(text: str, cue: str, start: int, end: int) -> bool:
+    """A full name after a role word ("technician Dawit Bekele") vouches for itself like a strong cue when
+    each word is a name or no English word, and it is no place or thing's name."""
+    if cue != "role" or not _full_name_shaped(text[start:end]):
+        return False
+    gaz = gazetteer()
+    raws = [w.rstrip(".") for w in _WORD.findall(text[start:end])]
+    named = sum(gaz_name(gaz, fold(w)) or not w.isascii() for w in raws)
+    unknown = sum(_unknown_name_word(gaz, fold(w)) and not gaz_name(gaz, fold(w)) and w.isascii() for w in raws)
+    # "Nguyễn Đức Long": names around one English word; not "Chair, Pro-Vice-Chancellor Education"
+    return (
+        (named + unknown == len(raws) or named >= 2 and named + unknown >= len(raws) - 1)
+        and not _thing_shaped(text, start, end)
+        and not is_place(text[start:end])
+    )
 
 
 _DONE_BY_BEFORE = re.compile(
@@ -313,12 +351,22 @@ def mentions(text: str, names: Iterable[str], runs: Iterable[tuple[int, int, str
             known[last_known + 1 : extended + 1] = [True] * (extended - last_known)
             last_known = extended
         first_known = known.index(True)
-        before_ok = all(_opener(gaz, w[3]) for w in words[:first_known])
+        # "Estádio José Alvalade": a name after a venue or institution word names the site, not the person
+        before_ok = all(_opener(gaz, w[3]) and w[2] not in BUSINESS_WORDS for w in words[:first_known])
         after_ok = all(k or w[3] in PARTICLES for w, k in zip(words[first_known:], known[first_known:]))
         if before_ok and after_ok:
             start, end = run_start + words[first_known][0], run_start + words[last_known][1]
             start, end = _trim(text, start, end)
             yield Finding("PERSON", start, end, 0.8, "NameMention", text[start:end])
+
+
+def lower_mentions(text: str, names: Iterable[str]) -> Iterator[Finding]:
+    """Every other occurrence of a name found written in lower case ("by tomás herrera from …" once
+    "tomás herrera wrote:" named him): the capitalized runs :func:`mentions` reads cannot hold it."""
+    for name in names:
+        if " " in name and name.islower():
+            for match in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text):
+                yield Finding("PERSON", match.start(), match.end(), 0.8, "NameMention", name)
 
 
 # What may follow a name inside one word: a possessive ("Okafor's") or a Japanese or Korean
@@ -374,9 +422,18 @@ def _opener(gaz: Gazetteer, folded: str) -> bool:
 
 def _is_name_part(gaz: Gazetteer, word: str) -> bool:
     folded = fold(word)
-    if folded in PARTICLES or folded in HONORIFIC_WORDS or folded in NAME_SUFFIXES or folded in BUSINESS_WORDS:
+    if folded in PARTICLES or folded in HONORIFIC_WORDS or folded in NAME_SUFFIXES or _business_word(gaz, folded, word):
         return False
-    return not gaz.is_common(folded) and folded not in gaz.ambiguous
+    # a word with letters beyond ASCII ("Quân", folded "quan") is no English word
+    return (not gaz.is_common(folded) or not word.isascii()) and folded not in gaz.ambiguous
+
+
+def _business_word(gaz: Gazetteer, folded: str, word: str) -> bool:
+    """Whether ``word`` is a business word; a short company form that is also a given name ("ASA", "AB")
+    is one only in capitals ("Åsa", "Ab" are names)."""
+    if folded not in BUSINESS_WORDS:
+        return False
+    return len(folded) > 3 or folded not in gaz.given or word.isupper()
 
 
 def _gazetteer_span(gaz: Gazetteer, words: list[str]) -> tuple[int, int] | None:
@@ -467,11 +524,12 @@ def _unknown_name_word(gaz: Gazetteer, folded: str) -> bool:
 def _acceptable(phrase: str, strong: bool, single_ok: bool = True) -> bool:
     """Whether a capitalized ``phrase`` can be a person's name (``strong``: a cue vouches for it)."""
     gaz = gazetteer()
-    words = [fold(w.rstrip(".")) for w in _WORD.findall(phrase)]
+    raws = [w.rstrip(".") for w in _WORD.findall(phrase)]
+    words = [fold(w) for w in raws]
     core = [w for w in words if w not in PARTICLES and w not in NAME_SUFFIXES and w not in HONORIFIC_WORDS]
     if not core or len(core) > 6:
         return False
-    business = [w for w in core if w in BUSINESS_WORDS]
+    business = [w for w, raw in zip(words, raws) if w in core and _business_word(gaz, w, raw)]
     if business and not (strong and len(core) > 1 and all(w in gaz.ambiguous for w in business)):
         return False  # under a cue, a surname that is also a business word stays a name ("Ji-woo Park")
     joined = " ".join(w for w in words if w not in PARTICLES)
@@ -493,6 +551,17 @@ def _acceptable(phrase: str, strong: bool, single_ok: bool = True) -> bool:
     if strong:
         return english < len(core) or named > 0
     return named > 0 and english == 0
+
+
+_NAME_HANDLE = re.compile(r"[a-z]{2,}[._][a-z]{2,}(?=[\s\"',;)]|$)")
+
+
+def _handle_ok(handle: str) -> bool:
+    """Two name parts joined by ``_`` or ``.``, one of them in the name lists and neither an English word."""
+    gaz = gazetteer()
+    parts = re.split(r"[._]", handle)
+    named = [p for p in parts if gaz_name(gaz, p) and p not in gaz.ambiguous]
+    return bool(named) and not any(gaz.is_common(p) and not gaz_name(gaz, p) for p in parts)
 
 
 def _lower_name_ok(value: str) -> bool:

@@ -30,6 +30,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from handoff.analysis.scrub.aliases import user_is_named
 from handoff.analysis.scrub.detectors import local_findings
 from handoff.analysis.scrub.engine import analyzer_engine, build_secret_recognizers
 from handoff.analysis.scrub.findings import (
@@ -518,8 +519,12 @@ def _url_userinfo(segment: str, finding: Finding) -> bool:
     )
 
 
+_SCP_PATH = re.compile(r":[\w~/.]")
+
+
 def _not_personal(segment: str, finding: Finding) -> bool:
-    """An address no person has (``0.0.0.0``, ``127.0.0.1``, ``::1``: a listen or loopback address), or a
+    """An address no person has (``0.0.0.0``, ``127.0.0.1``, ``::1``: a listen or loopback address), the
+    ``user@host:path`` of an SSH remote whose user names no one (``git@…:org/repo.git``), or a
     number that is a path segment of a URL (``…/awb/176-12345671/status``: an air waybill, not a phone)."""
     if finding.entity == "IP_ADDRESS":
         try:
@@ -527,6 +532,8 @@ def _not_personal(segment: str, finding: Finding) -> bool:
         except ValueError:
             return False
         return address.is_unspecified or address.is_loopback
+    if finding.entity == "EMAIL_ADDRESS" and _SCP_PATH.match(segment, finding.end):
+        return not user_is_named(finding.text.split("@", 1)[0])  # git@host:repo.git: an SSH remote, no mailbox
     if finding.entity == "PHONE_NUMBER" and not finding.text.startswith("+"):
         before = segment[finding.start - 1 : finding.start] if finding.start else ""
         after = segment[finding.end : finding.end + 1]

@@ -22,6 +22,12 @@ _SESSION = re.compile(r"(?i:\b\w*(?:session|sess|sid)\w*=)([A-Za-z0-9%._\-]{16,}
 _PORTS = re.compile(r"[\d.:\[\]]*\d:\d+(?:-\d+)?(?:/(?:tcp|udp))?")  # docker run -p 8080:80, -p 127.0.0.1:53:53/udp
 # A live or test key of a provider without a pattern of its own: cbz_live_…, acme_test_… (the rest generated)
 _PREFIXED_KEY = re.compile(r"\b([a-z][a-z0-9]{1,11}_(?:live|test|prod)_[A-Za-z0-9]{20,})\b")
+# SMTP_PASS=…, apiToken: …: a key named like a secret (a public key, published on purpose, is none)
+_NAMED_KEY = re.compile(
+    r"\b(?P<key>[A-Za-z][A-Za-z0-9_]*(?:PASS|PASSWD|PASSWORD|SECRET|TOKEN|KEY|SID|AUTH|BASIC|CREDENTIALS?|_pass|"
+    r"_secret|_token|_key|_sid|_auth|token))[\"']?[ \t]*[:=][ \t]*" + _QUOTED
+)
+_PUBLIC_KEY = re.compile(r"(?i)public[_\-]?key$")
 _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "SECRET",
@@ -37,19 +43,14 @@ _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|\bsq0(?:atp|csp)-[\w\-]{22,43}|\bEAAA[\w\-]{60}"
             r"|\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b|\bglsa_[A-Za-z0-9]{32}_[a-f0-9]{8}\b|\bdapi[a-f0-9]{32}\b"
             r"|\bsbp_[a-f0-9]{40}\b|\bfigd_[\w\-]{40}|\bntn_[A-Za-z0-9]{40,}|\bsecret_[A-Za-z0-9]{43}\b|\bgsk_[A-Za-z0-9]{52}\b"
-            r"|\br8_[A-Za-z0-9]{37}\b|\bxai-[A-Za-z0-9]{60,}|\bpplx-[a-f0-9]{48}\b|\bGOCSPX-[\w\-]{28}"
+            r"|\br8_[A-Za-z0-9]{37}\b|\bxai-[A-Za-z0-9]{60,}|\bpplx-[A-Za-z0-9]{40,}\b|\bGOCSPX-[\w\-]{28}"
+            r"|\bdckr_(?:pat|oat)_[\w\-]{24,}"
             r"|\bya29\.[\w\-]{20,}|\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b|\bxapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,}"
             r"|https://[\w.\-]{1,60}\.webhook\.office\.com/webhookb?2/[^\s\"'<>]+)"
         ),
     ),
     ("SECRET", _PREFIXED_KEY),
-    (
-        "SECRET",
-        re.compile(
-            r"\b[A-Za-z][A-Za-z0-9_]*(?:PASS|PASSWD|PASSWORD|SECRET|TOKEN|KEY|SID|AUTH|BASIC|CREDENTIALS?|_pass|_secret|_token|_key|_sid|_auth|token)"
-            r"[\"']?[ \t]*[:=][ \t]*" + _QUOTED
-        ),
-    ),
+    ("SECRET", _NAMED_KEY),
     (
         "SECRET",
         re.compile(r"(?i:AccountKey|SharedAccessKey|SharedAccessSignature|_authToken|_auth|_password)=([^;\s\"']{6,})"),
@@ -120,6 +121,7 @@ _WINDOWS: tuple[tuple[tuple[str, ...], int, int], ...] = (
             "xai-",
             "pplx-",
             "gocspx-",
+            "dckr_",
         )
         + ("ya29.", "age-secret-key-", "xapp-", "webhook.office.com"),
         64,
@@ -182,7 +184,7 @@ def secret_tokens(text: str) -> Iterator[Finding]:
     for (entity, pattern), (keywords, before, after) in zip(_SPECS, _WINDOWS):
         for match in windowed(pattern, text, lower, keywords, before=before, after=after):
             group = next(
-                (i for i in range(1, (match.lastindex or 0) + 1) if match.group(i) is not None),
+                (i for i in range(2 if pattern is _NAMED_KEY else 1, (match.lastindex or 0) + 1) if match.group(i)),
                 0,
             )
             start, end = match.span(group)
@@ -193,6 +195,7 @@ def secret_tokens(text: str) -> Iterator[Finding]:
                 and not _PLACEHOLDER.match(value)
                 and not _PORTS.fullmatch(value)
                 and (pattern is not _SESSION or not mostly_words(value))
+                and (pattern is not _NAMED_KEY or not _PUBLIC_KEY.search(match.group("key")))
                 and (pattern is not _PREFIXED_KEY or looks_generated(value.split("_", 2)[-1]))
                 and is_secret_value(value, "password" if entity == "PASSWORD" or pattern is _PASSWORD_FLAG else "token")
                 and (entity != "PASSWORD" or not value.isalpha() or ":" in match.group() or _not_a_word(value))

@@ -68,3 +68,17 @@ def test_a_barcode_inside_its_xml_element_survives(scrubber):
     out = scrubber.scrub_text(text)
     assert out.startswith("<Item><GTIN>4012345678925</GTIN><Qty>12</Qty></Item>\n")
     assert not out.endswith("4012345678925")
+
+
+def test_a_number_labelled_as_a_version_or_build_is_no_phone(scrubber):
+    """A ten-digit number after a version, build or revision label (``TOOL_VERSION: …``) is a release number."""
+    text = "    SDK_VERSION: 1690012345\n    build 7712049981 is green"
+    assert scrubber.scrub_text(text) == text
+
+
+def test_an_ssh_git_remote_is_no_email_address(scrubber):
+    """``git@host:org/repo.git`` is an SSH remote of a service user, not a mailbox: it stays; a person's
+    mailbox stays an e-mail address."""
+    text = "Remote: git@code.example.internal:platform/ledger.git (mirror of origin)"
+    assert scrubber.scrub_text(text) == text
+    assert "ops-team@acme.example" not in scrubber.scrub_text("write to ops-team@acme.example: thanks")

@@ -250,3 +250,70 @@ def test_a_given_name_alone_after_with_by_or_page_is_a_person(scrubber):
 def test_a_name_after_signed_for_a_party_in_a_form_line_is_a_person(scrubber):
     text = "Signed for the Buyer: Ainhoa Etxeberria Zubiri          Signed for the Seller: ______"
     assert _left(scrubber, text, ("Ainhoa Etxeberria Zubiri",)) == []
+
+
+def test_a_full_name_after_a_role_word_is_a_person_even_when_no_list_holds_it(scrubber):
+    """A full name after a role word ("technician Tesfaye Gebremariam", "inspector …") is a person though the
+    name lists lack it; a title of English words after a role word ("Chair, Deputy Vice-Provost Research") stays."""
+    text = "Dispatch: technician Tesfaye Gebremariam (van 3) ETA 10:40.\n- Inspector Lwazi Mthembu-Dube signed off."
+    assert _left(scrubber, text, ("Tesfaye Gebremariam", "Lwazi Mthembu-Dube")) == []
+    assert "(Chair, Deputy Vice-Provost Research)" in scrubber.scrub_text(
+        "Panel: Ruth Alvarez (Chair, Deputy Vice-Provost Research)."
+    )
+    assert scrubber.scrub_text("customer Acme Logistics called") == "customer Acme Logistics called"
+
+
+def test_a_name_under_a_crew_field_and_after_closed_by_is_a_person(scrubber):
+    """A YAML ``pilot:`` field names a person, and so does "Closed by:" with an initial ("R. Mokoena")."""
+    text = "flight:\n  pilot: Tülin Karabağlı\n  drone: M350\nClosed by: R. Mokoena, 2026-01-04 09:00"
+    assert _left(scrubber, text, ("Tülin Karabağlı", "R. Mokoena")) == []
+    assert scrubber.scrub_text("pilot: Phase Two\n") == "pilot: Phase Two\n"
+
+
+def test_a_writer_before_wrote_is_a_person_also_in_lower_case(scrubber):
+    """A quoted message header ("10:14 agnieszka wrona wrote:") names its writer, in lower case too, and every
+    other lower-case mention of that name goes with it."""
+    text = (
+        "2026-05-02 10:14 agnieszka wrona wrote:\nthanks, cc'd by agnieszka wrona earlier\nOn Mon, Idris Balogun wrote:"
+    )
+    assert _left(scrubber, text, ("agnieszka wrona", "Idris Balogun")) == []
+    assert scrubber.scrub_text("the support bot wrote: done") == "the support bot wrote: done"
+
+
+def test_a_short_company_form_written_as_a_name_is_a_name_and_a_diacritic_name_part_is_one(scrubber):
+    """ "Hej Åsa," is a greeting to a person ("ASA", in capitals, is a company form), a dash signature
+    ("today. - Ngozi") names the writer, and "Quân" of "Trần Minh Quân" is a part of the name used alone."""
+    text = (
+        "Contact: Trần Minh Quân\nHej Åsa,\nThe slot is held until 16:00 today. - Ngozi\n"
+        "Notes: Quân plays on Tuesday. Supplier: Equinor ASA"
+    )
+    assert _left(scrubber, text, ("Åsa", "Ngozi", "Quân")) == []
+    assert "Equinor ASA" in scrubber.scrub_text(text)
+
+
+def test_a_shell_prompt_in_a_log_line_names_its_user(scrubber):
+    """A prompt pasted after a log prefix ("WARN  ravi@host:~$") still gives the user's name."""
+    text = "2026-03-03T08:02:51Z diag  WARN  anjali@build-laptop-3:~$ make check"
+    assert _left(scrubber, text, ("anjali",)) == []
+
+
+def test_whoever_signs_for_a_party_is_a_person_whatever_the_party(scrubber):
+    """ "Signed for the Printer:" and "Signed on behalf of the Lender:" name a signer, also one whose given
+    name is a town's ("Florencia") or whom no list holds; an empty signature line stays."""
+    text = "Signed for the Printer: Florencia Quispe-Mamani\nSigned on behalf of the Lender: Tesfaye Gebremariam"
+    assert _left(scrubber, text, ("Florencia Quispe-Mamani", "Tesfaye Gebremariam")) == []
+    assert scrubber.scrub_text("Signed for the Printer: ______") == "Signed for the Printer: ______"
+
+
+def test_a_known_name_after_a_venue_word_names_the_site(scrubber):
+    """Once "Cliente: José Alvalade" names a person, "Estádio José Alvalade" later is still the stadium."""
+    text = "Cliente: José Alvalade\nEvento: final (Estádio José Alvalade, 2026-09-05)"
+    out = scrubber.scrub_text(text)
+    assert "Estádio José Alvalade" in out and "Cliente: José Alvalade" not in out
+
+
+def test_a_user_name_built_from_a_name_in_a_name_field_is_a_person(scrubber):
+    """A name field holding a handle of name parts ("Display name: agnieszka.wrona") names the person; a
+    handle of English words ("dark_knight") stays."""
+    assert _left(scrubber, "Display name: agnieszka.wrona\n", ("agnieszka.wrona",)) == []
+    assert scrubber.scrub_text("Display name: dark_knight\n") == "Display name: dark_knight\n"

@@ -104,3 +104,33 @@ def test_african_national_id_cards_after_their_label_are_removed():
     out = scrubber.scrub_text(text)
     assert "GHA-004417293-6" not in out and "29817364" not in out and "503218764" not in out
     assert "NRC-2026 ships" in out
+
+
+def test_a_street_name_that_starts_like_a_month_is_still_a_street(scrubber):
+    """ "14 rue des Marronniers" and "9 Mayfield Court" are streets: only a month name or its abbreviation
+    ("30 March 2026") makes a date of an anchor."""
+    text = "Livraison : 14 rue des Marronniers, 69002 Lyon. Old flat: 9 Mayfield Court, Leeds LS6 2AX."
+    out = scrubber.scrub_text(text)
+    assert "14 rue des Marronniers, 69002 Lyon" not in out and "9 Mayfield Court" not in out
+
+
+def test_an_address_cell_does_not_run_into_the_cells_before_it(scrubber):
+    """In a table row the address is its own cell: the tracking number cell before it stays."""
+    text = "| tracking | name | address |\n|---|---|---|\n| 7TRK00412290001 | Lucía Moreno | Calle Real 12, 2º izq., 28004 Madrid |"
+    out = scrubber.scrub_text(text)
+    assert "7TRK00412290001" in out and "Calle Real 12" not in out
+
+
+def test_a_pps_number_key_and_a_korean_or_japanese_phone_label_are_read(scrubber):
+    """A JSON ``pps_number`` key names an Irish PPS number; "휴대폰:" and "電話:" label phone numbers."""
+    text = '{"pps_number": "2345678TW"}\n휴대폰: 010-5512-8830\n電話: 03-5412-7789'
+    out = scrubber.scrub_text(text)
+    assert "2345678TW" not in out and "010-5512-8830" not in out and "03-5412-7789" not in out
+
+
+def test_a_quantity_before_a_product_named_after_a_street_is_no_house_number(scrubber):
+    """ "6x Abbey Road Amber" is six of a beer: a lower-case x after a number is a quantity; "14a Church Road"
+    is still a street and number."""
+    text = "Order: 6x Abbey Road Amber, 12x Baker Street Porter. Deliver to 14a Church Road, London N1 2AB."
+    out = scrubber.scrub_text(text)
+    assert "6x Abbey Road Amber, 12x Baker Street Porter" in out and "14a Church Road" not in out

@@ -234,3 +234,42 @@ def test_a_notion_internal_integration_secret_is_removed_without_a_key_word(scru
     text = f"Wiki sync uses {token} for now. Rename secret_rotation_days in config.py."
     out = scrubber.scrub_text(text)
     assert token not in out and "secret_rotation_days in config.py" in out
+
+
+def test_docker_and_perplexity_tokens_are_removed_without_a_key_word(scrubber):
+    """A Docker Hub access token (``dckr_pat_…``) piped to ``docker login`` and a Perplexity key in its
+    mixed-case form go, though no credential word names them."""
+    docker = "dckr_pat_Qm7xTz2LwKp9RvNe4HbYsUa0Cj"
+    perplexity = "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"
+    text = f"$ echo {docker} | docker login -u ci-robot --password-stdin\nLLM = '{perplexity}'"
+    out = scrubber.scrub_text(text)
+    assert docker not in out and perplexity not in out
+    assert "docker login -u ci-robot --password-stdin" in out
+
+
+def test_redis_cli_auth_in_an_exec_array_is_removed(scrubber):
+    """``redis-cli -a X`` written as an exec array (a compose healthcheck) gives a password too."""
+    text = 'healthcheck:\n  test: ["CMD", "redis-cli", "-h", "cache", "-a", "Tq4vR9zLm2Xw", "ping"]'
+    out = scrubber.scrub_text(text)
+    assert "Tq4vR9zLm2Xw" not in out and '"redis-cli", "-h", "cache", "-a", "' in out
+
+
+def test_a_public_key_is_no_secret(scrubber):
+    """The value of a key named a public key (``verifier_public_key``) is published on purpose and stays."""
+    text = '{"verifier_public_key": "MCowBQYDK2VwAyEAq1Zx9Wv8Ut7Sr6Qp5On4Ml3Kj2Ih1Gf0EdCbA9z8Y7=", "alg": "Ed25519"}'
+    assert scrubber.scrub_text(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "      DB_PASSWORD: ${APP_DB_PASSWORD:?must be set}",
+        "      ~ password     = (sensitive value)",
+        'ANTHROPIC_API_KEY = os.environ["ANTHROPIC_API_KEY"]',
+        "const token = process.env.NPM_TOKEN;",
+    ],
+)
+def test_references_to_a_secret_stay(scrubber, text):
+    """A shell default (``${VAR:?message}``), Terraform's ``(sensitive value)`` and code that reads the
+    secret from the environment name no secret: the text stays byte for byte."""
+    assert scrubber.scrub_text(text) == text
