@@ -51,6 +51,7 @@ def plain_number(value: Decimal) -> str:
 
 
 # Scientific notation: 2.4e-4, 3.2E-05, 2.4×10⁻⁴, 1.5 x 10^-3, 6.02·10**23 (not "10-4": a range).
+_MAX_EXPONENT = 30  # beyond any quantity a handoff states (Avogadro's number is 6.02×10²³)
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺−", "0123456789-+-")
 SCIENTIFIC = re.compile(
     r"(?<![\w.,])(?P<m>\d{1,3}(?:\.\d+)?)"
@@ -63,6 +64,6 @@ def scientific(m: re.Match[str], text: str, reading: object) -> list[Found]:
     """A :data:`SCIENTIFIC` match as its plain number (an extractor's builder): ``2.4e-4`` and
     ``2.4×10⁻⁴`` -> ``number:0.00024``."""
     exponent = (m["e"] or m["s"] or m["u"]).translate(_SUPERSCRIPTS)
-    if not exponent.lstrip("+-").isdigit():
-        return []
+    if not exponent.lstrip("+-").isdigit() or abs(int(exponent)) > _MAX_EXPONENT:
+        return []  # "1e999" from a hostile payload would be a 1,000-digit token
     return [make_found("number", plain_number(Decimal(m["m"]).scaleb(int(exponent))), m.start(), m.end())]

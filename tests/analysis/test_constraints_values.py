@@ -474,3 +474,9 @@ def test_si_groups_of_three_are_one_number_before_a_unit_a_currency_or_as_round_
     assert _atoms("a dividend of 2 400 000 EUR") == ["money:EUR2400000.00"]
     assert _atoms("about 500 000 seeds") == ["number:500000"]
     assert _atoms("rooms 101 102 and 103") == ["number:101", "number:102", "number:103"]
+
+
+def test_an_absurd_exponent_gives_no_thousand_digit_token():
+    """A hostile "1e999" is not written out as a number; 6.02×10²³ still is."""
+    assert all(len(t) < 64 for t in extract_constraints("the value 1e999 and 2.5E-400"))
+    assert _atoms("6.02·10²³ molecules") == ["number:602000000000000000000000"]
