@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.analysis.eval_constraints import load_file  # one reader for a new pass of either corpus
+
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "scrub_corpus"
 NAMES_AND_ADDRESSES = ("PERSON", "ADDRESS")
 SECRETS = ("SECRET",)
@@ -174,12 +176,6 @@ def table(s: Score) -> str:
     lines.append(f"business values kept: {_ratio(s.kept, s.keep_total)}")
     lines.append(f"PII-free texts unchanged: {_ratio(s.clean_unchanged, s.clean_total)}")
     return "\n".join(lines)
-
-
-def load_file(path: str) -> list[dict]:
-    """Every labelled text of one corpus file (a new writing pass, scored before it joins ``dev``)."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
 
 
 def evaluate(split: str, texts: list[dict] | None = None) -> Score:
