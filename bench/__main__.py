@@ -1,19 +1,21 @@
 """``python -m bench [--quick]``: run the benchmarks, write ``bench/results.json``, render ``bench/RESULTS.md``.
 
-Example:
+Examples:
 
     python -m bench --quick
+    python -m bench --only hot_path_10kb    # re-measure one task; the other figures stay, marked as earlier
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pathlib
 import sys
 import time
 
-from bench.results import document, render_markdown, write_results
+from bench.results import document, merge_results, render_markdown, write_results
 from bench.suite import BENCH_DIR, PLANS, TASKS, run_suite
 
 
@@ -31,7 +33,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--work", default=str(BENCH_DIR / "_work"), help="scratch directory for generated stores (gitignored)"
     )
     parser.add_argument(
-        "--only", action="append", metavar="TASK", help=f"run only these tasks: {', '.join(t.key for t in TASKS)}"
+        "--only",
+        action="append",
+        metavar="TASK",
+        help=f"run only these tasks, replacing their figures in the existing results: {', '.join(t.key for t in TASKS)}",
     )
     return parser.parse_args(argv)
 
@@ -49,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         mode, str(pathlib.Path(args.work).resolve()), args.only, log=lambda line: print(line, flush=True)
     )
     doc = document(figures, mode=mode, duration_s=time.perf_counter() - start, sizes=sizes, load_at_start=load)
+    if args.only and (out / "results.json").exists():
+        doc = merge_results(json.loads((out / "results.json").read_text()), doc)
     write_results(doc, out / "results.json")
     (out / "RESULTS.md").write_text(render_markdown(doc))
     met = sum(f["met"] for f in figures)

@@ -182,6 +182,32 @@ def document(
     }
 
 
+def merge_results(previous: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` (a partial run, ``--only``) laid over ``previous``: its figures replace those with the same id.
+
+    The figures it did not measure stay, in their places, and ``kept_from`` names the run each of
+    them came from (date, commit, mode), so a partial run never wipes the rest of the page and a
+    reader can tell which run measured what. A ``previous`` of another schema is ignored.
+    """
+    if previous.get("schema_version") != doc.get("schema_version"):
+        return doc
+    fresh = {f["id"]: f for f in doc["figures"]}
+    earlier_run = {
+        "date": previous.get("date"),
+        "commit": previous.get("machine", {}).get("commit"),
+        "mode": previous.get("mode"),
+    }
+    earlier = previous.get("kept_from", {})
+    figures, kept_from = [], {}
+    for old in previous.get("figures", []):
+        if old["id"] in fresh:
+            figures.append(fresh.pop(old["id"]))
+        else:
+            figures.append(old)
+            kept_from[old["id"]] = earlier.get(old["id"], earlier_run)
+    return {**doc, "figures": figures + list(fresh.values()), "kept_from": kept_from}
+
+
 def write_results(doc: dict[str, Any], path: pathlib.Path) -> None:
     """Write the results document as indented JSON."""
     path.write_text(json.dumps(doc, indent=2, sort_keys=False) + "\n")
@@ -216,11 +242,13 @@ def _figure_rows(figures: list[dict[str, Any]]) -> list[str]:
     return rows
 
 
-def _notes(figures: list[dict[str, Any]]) -> list[str]:
+def _notes(figures: list[dict[str, Any]], kept_from: dict[str, dict[str, Any]]) -> list[str]:
     lines = []
     for f in figures:
-        if f["note"]:
-            lines.append(f"- **{f['name']}**: {f['note']}")
+        run = kept_from.get(f["id"])
+        earlier = f" (from an earlier run: {run['date']}, commit {run['commit']}, {run['mode']} mode)" if run else ""
+        if f["note"] or earlier:
+            lines.append(f"- **{f['name']}**: {f['note']}{earlier}")
         if f.get("details"):
             lines += ["", "  ```", *(f"  {line}" for line in f["details"]), "  ```"]
     return lines
@@ -246,6 +274,12 @@ def render_markdown(doc: dict[str, Any]) -> str:
         f"({len([f for f in figures if f['value'] is None])} not measured).",
         "",
     ]
+    if doc.get("kept_from"):
+        lines += [
+            f"This run measured {len(figures) - len(doc['kept_from'])} figures (`--only`); the other "
+            f"{len(doc['kept_from'])} are kept from earlier runs, each named in its note.",
+            "",
+        ]
     targeted = [f for f in figures if f["target"]]
     if targeted:
         lines += ["## Targets", "", *_figure_rows(targeted), ""]
@@ -254,7 +288,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
         sections.setdefault(f["section"], []).append(f)
     for section, entries in sections.items():
         lines += [f"## {section}", "", *_figure_rows(entries), ""]
-        notes = _notes(entries)
+        notes = _notes(entries, doc.get("kept_from", {}))
         if notes:
             lines += [*notes, ""]
     lines += ["## Sizes", "", "```json", json.dumps(doc["sizes"], indent=2), "```", ""]

@@ -175,3 +175,43 @@ def test_corpus_is_deterministic_and_repeats_its_templates() -> None:
     assert [len(p) for p in first] == [10_240] * 4
     assert all(p.startswith(SYSTEM_PROMPT) for p in first)
     assert len(set(first)) == 4
+
+
+def test_a_partial_run_replaces_its_figures_and_keeps_the_rest_marked_as_earlier() -> None:
+    """``python -m bench --only X`` re-measures X without wiping the other figures, which say which run measured them."""
+    from bench.results import merge_results
+
+    earlier = {
+        "schema_version": 1,
+        "date": "2026-12-01T00:00:00Z",
+        "mode": "full",
+        "machine": {"commit": "abc1234"},
+        "figures": [figure("a", "1", "a", 1.0, "ms"), figure("b", "1", "b", 2.0, "ms")],
+    }
+    partial = {**earlier, "date": "2026-12-07T00:00:00Z", "machine": {"commit": "def5678"}, "mode": "quick"}
+    partial["figures"] = [figure("b", "1", "b", 3.0, "ms"), figure("c", "2", "c", 4.0, "ms")]
+    merged = merge_results(earlier, partial)
+    assert [(f["id"], f["value"]) for f in merged["figures"]] == [("a", 1.0), ("b", 3.0), ("c", 4.0)]
+    assert merged["kept_from"] == {"a": {"date": "2026-12-01T00:00:00Z", "commit": "abc1234", "mode": "full"}}
+    again = merge_results(merged, {**partial, "figures": [figure("c", "2", "c", 5.0, "ms")]})
+    assert again["kept_from"]["a"]["commit"] == "abc1234"
+    assert again["kept_from"]["b"] == {"date": "2026-12-07T00:00:00Z", "commit": "def5678", "mode": "quick"}
+    page = render_markdown(
+        {
+            **again,
+            "duration_s": 1.0,
+            "versions": {},
+            "sizes": {},
+            "machine": {
+                "cpu": "x",
+                "cores": 2,
+                "memory_gb": 1,
+                "os": "l",
+                "implementation": "CPython",
+                "python": "3",
+                "commit": "g",
+            },
+        }
+    )
+    assert "(from an earlier run: 2026-12-01T00:00:00Z, commit abc1234, full mode)" in page
+    assert "the other 2 are kept from earlier runs" in page
