@@ -90,7 +90,9 @@ def _local_names(local: str, core: list[str]) -> bool:
 # Lower-case handles that name a person: a user field, a shell prompt, a TODO owner, "sign-off by j.doe".
 _HANDLES = re.compile(
     r"(?:(?<![\w-])(?:user|username|user_name|login|uid|owner|author|assignee)[\"']?[ \t]*[:=][ \t]*[\"']?"
-    r"|^[ \t]*|(?<![\w-])(?:TODO|FIXME|XXX)\(|(?<![\w-])by[ \t]+)"
+    r"|^[ \t]*|(?<![\w-])(?:TODO|FIXME|XXX)\(|(?<![\w-])by[ \t]+"
+    # syslog and paths: "sudo: pkaczmarek : TTY=…", "session opened for user jdoe", "/home/jdoe/"
+    r"|(?<![\w-])sudo:[ \t]+|(?<![\w-])for user[ \t]+|(?<![\w.-])/(?:home|Users)/)"
     r"(?P<handle>[a-z][a-z0-9]*(?:[._\-][a-z0-9]+){0,2})"
     r"(?=[\"')]|@[\w.\-]+:[~/]|[ \t]|$)",
     re.MULTILINE,
@@ -127,4 +129,33 @@ def _handle_names(gaz: Gazetteer, handle: str) -> bool:
     if named:
         return True
     word = parts[0]
-    return len(parts) == 1 and len(word) >= 5 and word[1:] in gaz.surnames and word[1:] not in gaz.ambiguous
+    return (
+        len(parts) == 1
+        and len(word) >= 5
+        and (_surnames(gaz, word[1:]) or _surnames(gaz, word[2:]) or _full(gaz, word))
+    )
+
+
+def _full(gaz: Gazetteer, word: str) -> bool:
+    """Whether ``word`` is a given name and a surname run together ("brandonsmith", "heikkikorhonen")."""
+    return any(
+        word[:i] in gaz.given
+        and word[i:] in gaz.surnames
+        and not gaz.is_common(word[:i])
+        and not gaz.is_common(word[i:])
+        for i in range(3, len(word) - 2)
+    )
+
+
+def _surnames(gaz: Gazetteer, rest: str) -> bool:
+    """Whether ``rest`` (a user name after its initials) is a surname, or two of them run together
+    as Spanish and Portuguese double surnames are ("garciaperez")."""
+    if rest in gaz.surnames:
+        return rest not in gaz.ambiguous
+    return any(
+        rest[:i] in gaz.surnames
+        and rest[i:] in gaz.surnames
+        and not gaz.is_common(rest[:i])
+        and not gaz.is_common(rest[i:])
+        for i in range(4, len(rest) - 3)
+    )

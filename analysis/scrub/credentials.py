@@ -100,8 +100,8 @@ def credential_key(name: str) -> bool:
     """Whether the key ``name`` names a credential (``DB_PASSWORD``, ``apiKey``, ``x-auth-token``), not
     something about one (``token_url``, ``max_tokens``, ``password_policy``)."""
     parts = [_singular(p.lower()) for p in _PART.findall(name)]
-    if parts[-2:] == ["key", "id"]:  # a service account's private_key_id
-        return True
+    if parts[-2:] == ["key", "id"]:  # a service account's private_key_id; a bare key_id only names a key
+        return len(parts) > 2
     if not parts or parts[-1] in _NOT_VALUE or (len(parts) > 1 and parts[0] in _FIRST_NOT_VALUE):
         return False
     joined = "".join(parts)

@@ -14,7 +14,8 @@ from collections.abc import Iterator
 
 from handoff.analysis.scrub.addresses import looks_like_address
 from handoff.analysis.scrub.findings import Finding
-from handoff.analysis.scrub.labels import label_of
+from handoff.analysis.scrub.gazetteer import english_word
+from handoff.analysis.scrub.labels import is_list_label, label_of
 from handoff.analysis.scrub.people import name_span
 from handoff.analysis.scrub.windows import windowed
 
@@ -186,6 +187,15 @@ _ADDRESS_KEYWORDS = (
 )
 _NAME_KEYWORDS = (
     "name",
+    "present",
+    "attend",
+    "apologies",
+    "absent",
+    "regrets",
+    "invitees",
+    "panelists",
+    "panellists",
+    "interviewers",
     "signatory",
     "signed",
     "signer",
@@ -402,6 +412,9 @@ def labelled_names(text: str, lower: str) -> Iterator[Finding]:
         if label is not None and label.entity == "PERSON":
             line_end = text.find("\n", match.end())
             value = text[match.end() : line_end if line_end >= 0 else len(text)]
+            if is_list_label(match.group(1)):
+                yield from _listed_names(text, match.end(), value)
+                continue
             span = name_span(value, strong=label.strong)
             if span is not None:
                 yield _span_finding(
@@ -410,6 +423,26 @@ def labelled_names(text: str, lower: str) -> Iterator[Finding]:
                     match.end() + span[1],
                     "NameFieldRecognizer",
                 )
+
+
+# One item of a list of people: up to a comma, semicolon, "and" or "&" outside brackets, or the sentence's end.
+_LIST_ITEM = re.compile(r"(?:[^,;()&.\n]|\([^()\n]*\)|\.(?![ \t]|$))+")
+_LIST_JOINER = re.compile(r"^[ \t]*(?:and|&|und|et|y|e)[ \t]+", re.IGNORECASE)
+
+
+def _listed_names(text: str, offset: int, value: str) -> Iterator[Finding]:
+    """Each name in the list a list label opens ("Present: Aroha Te Whare (chair), Rangi Paewai and Li Wei.")."""
+    end_of_sentence = re.search(r"\.(?=[ \t]+[A-Z0-9]|[ \t]*$)", value)
+    value = value[: end_of_sentence.start()] if end_of_sentence else value
+    for item in _LIST_ITEM.finditer(value):
+        joiner = _LIST_JOINER.match(item.group())
+        start = item.start() + (joiner.end() if joiner else 0)
+        for part in re.split(r"[ \t]+(?:and|&)[ \t]+", value[start : item.end()]):
+            span = name_span(part, strong=True)
+            words = re.split(r"[\s\-]+", part[span[0] : span[1]]) if span else ()
+            if span is not None and not all(english_word(w) for w in words if w):  # "Vice-President": a role
+                at = offset + start + value[start : item.end()].find(part)
+                yield _span_finding(text, at + span[0], at + span[1], "NameFieldRecognizer")
 
 
 def _finding(entity: str, match: re.Match[str], group: int, score: float, recognizer: str) -> Finding:

@@ -324,3 +324,9 @@ _EXTRA_ENGLISH = frozenset(
         "will",
     ]
 )
+
+
+def english_word(label: str) -> bool:
+    """Whether ``label`` is one English word that is no given name ("Carrier", not "Grace" or "Okafor")."""
+    gaz, folded = gazetteer(), fold(label)
+    return " " not in folded and (gaz.is_common(folded) or folded in gaz.dictionary) and folded not in gaz.given

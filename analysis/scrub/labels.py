@@ -21,6 +21,15 @@ def _labels(entity: str, strong: bool, words: str) -> dict[str, Label]:
     return {word.strip(): Label(entity, strong) for word in words.split("|") if word.strip()}
 
 
+# Labels of a list of people, one name after another ("Present: Aroha Te Whare (chair), Rangi Paewai"):
+# minutes, meeting notes and rosters.
+LIST_LABELS = frozenset(
+    """present|attendees|attendance|in attendance|attending|apologies|apologies received|absent|regrets|invitees|
+    participants|panellists|panelists|members present|also present|interviewers""".replace("\n", "")
+    .replace("    ", "")
+    .split("|")
+)
+
 LABELS: dict[str, Label] = {
     **_labels(
         "PERSON",
@@ -38,7 +47,8 @@ LABELS: dict[str, Label] = {
         buddy|recruiter|interviewer|caller|subscriber name|debtor name|grantor|grantee|student name|
         member name|parent name|mother|father|employee|contact|signature|display signature|participants|participant|
         persons involved|manager|line manager|supervisor|owner name|user name|customer|resident|recipient|
-        given|family|pilot|technician|surveyor|inspector|electrician|mechanic|foreman|paramedic""",
+        given|family|pilot|technician|surveyor|inspector|electrician|mechanic|foreman|paramedic|"""
+        + "|".join(LIST_LABELS),
     ),
     **_labels(
         "PERSON",
@@ -127,3 +137,8 @@ def label_of(key: str) -> Label | None:
         if found is not None and found.strong and found.entity != "PERSON":
             return found
     return None
+
+
+def is_list_label(key: str) -> bool:
+    """Whether ``key`` labels a list of people (``Present``, ``Apologies``, ``attendees``)."""
+    return " ".join(w for w in _SPLIT.split(_CAMEL.sub(" ", key).lower()) if w) in LIST_LABELS

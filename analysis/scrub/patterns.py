@@ -189,9 +189,13 @@ def phone_shaped(text: str) -> bool:
         return False
     if text.startswith(("+", "(")):
         return True
-    if _PRODUCT_CODE_GROUPS.search(text):
+    if _PRODUCT_CODE_GROUPS.search(text) or _COMPACT_DATE_HOUR.fullmatch(text):
         return False
     return 10 <= digits <= 11 or (digits >= 10 and not text.isdigit())  # 13 bare digits: an epoch-ms timestamp
+
+
+# A bare run of ten digits that reads as a date and an hour (2026061900: a forecast model run, a partition).
+_COMPACT_DATE_HOUR = re.compile(r"20[0-4]\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?:[01]\d|2[0-3])")
 
 
 # A short last group after a long one ends product and device codes, never a national phone number:

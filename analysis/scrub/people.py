@@ -23,7 +23,8 @@ from collections.abc import Iterable, Iterator
 
 from handoff.analysis.scrub import cues
 from handoff.analysis.scrub.findings import Finding, shifted
-from handoff.analysis.scrub.gazetteer import Gazetteer, fold, gazetteer, is_place
+from handoff.analysis.scrub.firms import firm_after, firm_named_after
+from handoff.analysis.scrub.gazetteer import Gazetteer, english_word, fold, gazetteer, is_place
 from handoff.analysis.scrub.labels import label_of
 from handoff.analysis.scrub.vocabulary import (
     ASSISTANT_NAMES,
@@ -37,6 +38,7 @@ from handoff.analysis.scrub.vocabulary import (
     NAME_SEQ_RE,
     NAME_SUFFIXES,
     PARTICLES,
+    VESSEL_PREFIXES,
 )
 from handoff.analysis.scrub.windows import aligned_lower, windowed
 
@@ -95,11 +97,16 @@ def name_span(value: str, *, strong: bool) -> tuple[int, int] | None:
         lower = _LOWER_NAME.match(value, offset) if strong else None
         return (lower.start(), lower.end()) if lower and _lower_name_ok(lower.group()) else None
     end = match.end()
+    code = value[end : end + 1] in ("-", "_", "/") and value[end + 1 : end + 2].isalnum()  # "LC-DUTY-02"
+    if code or (fold(match.group().split()[0]) in VESSEL_PREFIXES and match.group()[:2].isupper()):  # "MV Ada Lee"
+        return None
     rest = value[end:].lstrip(" ")
     gap = value.startswith(("   ", "\t"), end)  # a form line: "Seller: Ana Ruiz      Buyer: …"
     if rest[:1].isalnum() and not strong and not gap:  # "Tommy Hilfiger shirt": part of a longer phrase
         return None
-    if not strong and _firm_after(value, end):  # "name": "Baines & Company": a firm named after its founder
+    if not strong and firm_after(value, end):  # "name": "Baines & Company": a firm named after its founder
+        return None
+    if strong and firm_named_after(value, end):  # "Customer: Hartmann & Söhne GmbH": even a person's field holds firms
         return None
     return (match.start(), end) if _acceptable(match.group(), strong or prefix is not None) else None
 
@@ -166,17 +173,16 @@ def _cue_findings(text: str, cue: str, matches: Iterable[re.Match[str]]) -> Iter
         start, end = _trim(text, match.start(group), match.end(group))
         if cue in ("speaker", "speaker-time", "paren-speaker") and fold(text[start:end]) in ASSISTANT_NAMES:
             continue  # "Claude: (draft) …" is the model speaking
-        if cue == "speaker" and fold(text[start:end]) in HEADER_FIELDS:
-            continue  # "Date: Tue, 3 Mar 2026" is a message header
+        if cue == "speaker" and (fold(text[start:end]) in HEADER_FIELDS or english_word(text[start:end])):
+            continue  # "Date: Tue, 3 Mar 2026" is a message header, "Carrier: DHL" a field
         if cue in _MULTI_WORD_CUES and not _full_name_shaped(text[start:end]):
             continue
         if cue == "preposition" and (_thing_shaped(text, start, end) or is_place(text[start:end])):
             continue  # "from São Paulo", "via Jebel Ali"
-        if (
-            end > start
-            and _acceptable(text[start:end], cue in _STRONG_CUES or _role_full_name(text, cue, start, end), single_ok)
-            and not _brand_at(text, match.start(), end)
-        ):
+        strong = cue in _STRONG_CUES or _role_full_name(text, cue, start, end)
+        if cue == "speaker" and text[match.start() : start].lstrip()[:1] in ("-", "*", "•"):
+            strong = False  # "- Captain Rook: damage 220 → 205": a bulleted list of fields, not a chat
+        if end > start and _acceptable(text[start:end], strong, single_ok) and not _brand_at(text, match.start(), end):
             yield Finding("PERSON", start, end, 0.85, f"NameCue:{cue}", text[start:end])
 
 
@@ -347,7 +353,7 @@ def mentions(text: str, names: Iterable[str], runs: Iterable[tuple[int, int, str
         extended = last_known
         while extended + 1 < len(words) and _unknown_name_word(gaz, words[extended + 1][2]):
             extended += 1  # "Tendai Mutasa" once "Tendai" is known: the surname of the same person
-        if extended > last_known and not _firm_after(text, run_end):
+        if extended > last_known and not firm_after(text, run_end):
             known[last_known + 1 : extended + 1] = [True] * (extended - last_known)
             last_known = extended
         first_known = known.index(True)
@@ -372,18 +378,6 @@ def lower_mentions(text: str, names: Iterable[str]) -> Iterator[Finding]:
 # What may follow a name inside one word: a possessive ("Okafor's") or a Japanese or Korean
 # honorific suffix ("Tanaka-san", "Ji-hoon-ssi").
 _NAME_WORD_SUFFIX = re.compile(r"(?:['’]s|-(?:san|sama|kun|chan|sensei|senpai|shi|ssi|nim))$")
-
-
-_FIRM_AFTER = re.compile(r"[ \t,]*(?:&|\+|e\.\s?[KV]\.|(?P<word>[\w.]+))")
-
-
-def _firm_after(text: str, end: int) -> bool:
-    """Whether a company form or an ampersand follows ``end`` ("Weiß Hausverwaltung e.K.", "Ncube & Partners")."""
-    match = _FIRM_AFTER.match(text, end, end + 24)
-    if match is None:
-        return False
-    word = match.group("word")
-    return word is None or fold(word.rstrip(".")) in BUSINESS_WORDS
 
 
 @functools.lru_cache(maxsize=65536)
@@ -475,6 +469,11 @@ def _gazetteer_span(gaz: Gazetteer, words: list[str]) -> tuple[int, int] | None:
     if all(w.isupper() for w in words[start:end]) and not all(gaz_name(gaz, w) for w in folded[start:end]):
         return None  # "ERP IDOCX", "KIM TXNREF": upper-case codes, one of them no name word at all
     if end - start < 2 or folded[end - 1] in PARTICLES:
+        return None
+    things = [w for w in folded[start:end] if w in BUSINESS_WORDS and w not in gaz.ambiguous]  # "River Teme"
+    if (things and (folded[end - 1] in things or any(w not in gaz.surnames for w in things))) or (
+        start > 0 and folded[start - 1] in VESSEL_PREFIXES  # "CLV Ada Lovelace", "MV Grace Darling": a ship
+    ):
         return None
     return start, end
 

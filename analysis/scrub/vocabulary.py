@@ -556,6 +556,12 @@ EPONYMOUS_BRANDS |= frozenset(
 
 # Message header fields ("Date: Tue, 3 Mar 2026", "Subject: …") are labels, never a speaker, whatever
 # a name list says ("Date" is also a Japanese surname): the standard library's e-mail header registry.
+# Prefixes of ship names ("MV Grace Darling", "CLV Ada Lovelace", "RRS Sir David Attenborough"): what
+# follows is a vessel, even when it is a person's name.
+VESSEL_PREFIXES = frozenset(
+    "mv ms mt ss rv rrs hms hmas hmcs uss usns fv psv osv sov csv clv ahts ahv dsv lng lpg mfv nrv".split()
+)
+
 HEADER_FIELDS = frozenset(HeaderRegistry().registry) | {"sent", "importance", "priority"}
 
 # Assistants and models that speak in transcripts under a person's given name ("Claude: …"): not people.
