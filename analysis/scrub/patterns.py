@@ -167,7 +167,7 @@ ID_LABEL_BEFORE = re.compile(
     r"consignment|pro|bol|ref|reference|case|booking|reservation|confirmation|pnr|transaction|txn|receipt|serial|"
     r"sku|ean|upc|gtin|isbn|ndc|lot|batch|rma|po|declaration|dp|permit|licen[cs]e|account|acct|iban|contract|"
     r"expires|exp|ts|timestamp|epoch|imei|imeisv|meid|iccid|vin|asset|part|duns|id|version|ver|build|revision|"
-    r"rev|changelist)"
+    r"rev|changelist|mpn|abn|acn|ein|siren|siret|kvk|crn|uen|gstin|company)"
     r"(?:[ _\-]?(?:no|nos|number|numbers|num|ids?|#|n°|nº))?s?\.?"
     r"[\"']?[ \t]*[:=#]?[ \t]*\[?[ \t]*[\"']?[ \t]*(?:(?:n[°º]|no\.?|#)[ \t]*)?$"
 )
