@@ -82,3 +82,11 @@ def test_an_ssh_git_remote_is_no_email_address(scrubber):
     text = "Remote: git@code.example.internal:platform/ledger.git (mirror of origin)"
     assert scrubber.scrub_text(text) == text
     assert "ops-team@acme.example" not in scrubber.scrub_text("write to ops-team@acme.example: thanks")
+
+
+def test_business_registry_numbers_after_their_label_are_not_phones(scrubber):
+    """An Australian Business Number, a KvK number and a company number keep their digits; a phone label still wins."""
+    text = "Harbourside Roasters Pty Ltd, ABN 62 418 907 335; KvK 40123456-0042; company no. 0987 654 321\nCall 0987 654 321"
+    out = scrubber.scrub_text(text)
+    assert "ABN 62 418 907 335" in out and "company no. 0987 654 321" in out
+    assert out.endswith("Call <PHONE_NUMBER:" + out.split("<PHONE_NUMBER:")[1]) and out.count("0987 654 321") == 1
