@@ -137,7 +137,7 @@ def _year_month(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
 
 
 def _date_named(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
-    month = MONTHS.get(m["mon"].lower().rstrip("."))
+    month = MONTHS.get(m["mon"].lower().rstrip(".")) if m["mon"] != "may" or m["y"] or m["y2"] else None  # "5 may be"
     return _date_emit(m, reading, m["y"] or m["y2"], month, m["d"]) if month else []
 
 

@@ -480,3 +480,12 @@ def test_an_absurd_exponent_gives_no_thousand_digit_token():
     """A hostile "1e999" is not written out as a number; 6.02×10²³ still is."""
     assert all(len(t) < 64 for t in extract_constraints("the value 1e999 and 2.5E-400"))
     assert _atoms("6.02·10²³ molecules") == ["number:602000000000000000000000"]
+
+
+def test_a_number_before_the_verb_may_is_no_date_in_may() -> None:
+    """"no more than 5 may be borrowed" bounds a count; "5 May" and "3 may 2026" are still dates."""
+    assert extract_constraints("Members: no more than 5 may be borrowed at once.") == [
+        "comparison:<= number:5",
+        "number:5",
+    ]
+    assert extract_constraints("Delivery on 10 May, invoice of 3 may 2026.") == ["date:--05-10", "date:2026-05-03"]
