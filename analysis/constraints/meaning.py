@@ -97,8 +97,11 @@ _WORD = re.compile(r"[^\W\d_][^\W_]*(?:['’-][^\W_]+)*")  # snake_case keys are
 _VERSION_FIELD = re.compile(r"v\d+")
 # A clause ends at these; a full stop only before a space or the end (``7.2(b)`` is one word).
 # A colon after "Exception" or "Condition" labels the clause it opens, so it does not end one.
+# The mark comes first and its conditions after it, so `re` skips ahead to marks instead of trying
+# the look-behinds at every character.
 _CLAUSE_END = re.compile(
-    r"[;!?\n]|(?<!exception)(?<!exceptions)(?<!condition):(?![\"'\s]*(?:false|none|null|no)\b)|\.(?=\s|$)",
+    r"[;!?\n:.](?:(?<=[;!?\n])|(?<=:)(?<!exception:)(?<!exceptions:)(?<!condition:)"
+    r"(?![\"'\s]*(?:false|none|null|no)\b)|(?<=\.)(?=\s|$))",
     re.IGNORECASE,
 )
 # How far a negation or condition reaches: the words before it (its subject) and after it, in its clause.
@@ -204,21 +207,41 @@ def is_condition(word: str, lang: str) -> bool:
 def stem_hashes(words: list[str], lang: str) -> list[str]:
     """The hashes of the content words among lower-cased ``words`` (stop words and negations left
     out), a word of permission or necessity also as its class (``permitted`` -> ``=allow``)."""
+    return [h for word in words for h in _word_hashes(lang, word)]
+
+
+@lru_cache(maxsize=65536)
+def _word_hashes(lang: str, word: str) -> tuple[str, ...]:
+    """:func:`stem_hashes` of one word, remembered: a text's words repeat, within it and across texts."""
     stops = _stop_words(lang)
     modal = _MODAL[lang]
-    # A hyphenated word is its parts ("syringe-feed" meets "syringe-fed" in "syringe").
-    parts = [part for word in words for part in word.split("-")]
     hashes = []
-    for word in parts:
-        if (cls := modal.get(word)) is not None:
+    for part in word.split("-"):  # a hyphenated word is its parts ("syringe-feed" meets "syringe-fed" in "syringe")
+        if (cls := modal.get(part)) is not None:
             hashes.append(_stem_hash(lang, cls))
-        if len(word) > 1 and word not in stops and not is_negation(word, lang) and not is_condition(word, lang):
-            hashes.append(_stem_hash(lang, word))
-    return hashes
+        if len(part) > 1 and part not in stops and not is_negation(part, lang) and not is_condition(part, lang):
+            # No stemmer changes a run of digits, so a serial number's stem is its first letters as they
+            # are: hashing those hits the cache where each serial (``SHP-0000417``) would miss it.
+            hashes.append(_stem_hash(lang, part[:_STEM_LETTERS] if part.isdigit() and part.isascii() else part))
+    return tuple(hashes)
+
+
+@lru_cache(maxsize=65536)
+def _word_cues(lang: str, word: str) -> tuple[tuple[str, ...] | None, str | None, bool]:
+    """What one word tells :func:`find_terms`: the hashes of the word an ``un-`` word negates (or
+    ``None``), the kind of cue it is (``"negated"``, ``"conditioned"`` or ``None``) and whether it
+    restricts."""
+    base = negated_word(word, lang)
+    kind = "negated" if is_negation(word, lang) else "conditioned" if is_condition(word, lang) else None
+    return (
+        None if base is None else tuple(stem_hashes([base], lang)),
+        kind,
+        kind is not None and word in _RESTRICTION_CUES[lang],
+    )
 
 
 def _words(text: str) -> list[str]:
-    return [m.group().lower().strip("'’-") for m in _WORD.finditer(text)]
+    return [word.lower().strip("'’-") for word in _WORD.findall(text)]
 
 
 def find_terms(text: str) -> Terms:
@@ -229,19 +252,20 @@ def find_terms(text: str) -> Terms:
     marked: dict[str, set[str]] = {"negated": set(), "conditioned": set()}
     counts = {"negated": 0, "conditioned": 0}
     for clause in clauses:
-        words.update(stem_hashes(clause, lang))
-        for word in clause:
-            if (base := negated_word(word, lang)) is not None:  # "the unaffected lot" = "not affected"
-                # marked, not counted: a translation compares counts of the cues every language has
-                words.update(stem_hashes([base], lang))
-                marked["negated"].update(stem_hashes([base], lang))
+        hashes = [_word_hashes(lang, word) for word in clause]
+        for word_hashes in hashes:
+            words.update(word_hashes)
         for i, word in enumerate(clause):
-            kind = "negated" if is_negation(word, lang) else "conditioned" if is_condition(word, lang) else None
+            base, kind, restricts = _word_cues(lang, word)
+            if base is not None:  # "the unaffected lot" = "not affected"
+                # marked, not counted: a translation compares counts of the cues every language has
+                words.update(base)
+                marked["negated"].update(base)
             if kind:
                 counts[kind] += 1
-                near = stem_hashes(clause[max(0, i - _CUE_BEFORE) : i + 1 + _CUE_AFTER], lang)
+                near = [h for word_hashes in hashes[max(0, i - _CUE_BEFORE) : i + 1 + _CUE_AFTER] for h in word_hashes]
                 marked[kind].update(near)
-                if word in _RESTRICTION_CUES[lang]:
+                if restricts:
                     marked["negated"].update(near)
     return Terms(
         lang,
