@@ -315,12 +315,26 @@ def _cue(raw: str) -> str:
     return " ".join(raw.split())
 
 
+def _starts_pattern(phrases: list[str], before: str = "", after: str = "") -> re.Pattern[str]:
+    """A pattern matching the first character of each place one of ``phrases`` starts, where the
+    character before it does not match ``before`` and what follows the phrase matches ``after``.
+
+    The phrase is checked by a look-ahead inside a look-behind over that first character: the
+    pattern starts with a character class, so `re` skips ahead to candidates instead of trying a
+    zero-width pattern at every character, and it still consumes one character only, so no start
+    inside another phrase is missed.
+    """
+    first = re.escape("".join(sorted({phrase[0] for phrase in phrases})))
+    not_after = rf"(?<!{before}(?s:.))" if before else ""
+    return re.compile(rf"[{first}]{not_after}(?<=(?=(?:{trie_pattern(phrases)}){after})(?s:.))")
+
+
 # Where a cue, a key's mark and a key's word start, found once per text: an atom with none of
 # them in reach is not searched for its bound (each test is implied by the pattern it guards).
-_PREFIX_CUE_AT = re.compile(rf"(?<![\w<>=≥≤])(?=(?:{trie_pattern(list(_PREFIX_OPS))}))")
-_POSTFIX_CUE_AT = re.compile(rf"(?=(?:{trie_pattern(list(_POSTFIX_OPS))})(?![\w]))")
+_PREFIX_CUE_AT = _starts_pattern(list(_PREFIX_OPS), before=r"[\w<>=≥≤]")
+_POSTFIX_CUE_AT = _starts_pattern(list(_POSTFIX_OPS), after=r"(?![\w])")
 _KEY_MARK_AT = re.compile(r"[:=]")
-_KEY_WORD_AT = re.compile(rf"(?=(?:{_KEY_WORDS}))")
+_KEY_WORD_AT = _starts_pattern(_KEY_WORDS.split("|"))
 
 
 # A range: "between 4 and 24 replicas", "entre 18 y 65", "15–20 mg/L", "from 2 to 8 °C", "10-15%".

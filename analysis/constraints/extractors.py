@@ -20,7 +20,6 @@ from handoff.analysis.constraints.quantities import PINT_UNITS, canonical_quanti
 from handoff.analysis.constraints.reading import Reading
 from handoff.analysis.constraints.tokens import Found, make_found
 from handoff.analysis.constraints.vocabulary import (
-    ARTICLES,
     BASIS_POINTS,
     CLAUSE_KINDS,
     CLAUSE_REF,
@@ -30,7 +29,6 @@ from handoff.analysis.constraints.vocabulary import (
     CURRENCY_WORDS,
     DOLLAR_PREFIX,
     DOLLAR_PREFIXES,
-    FILLER_WORDS,
     MONTH,
     MONTHS,
     MULT,
@@ -40,8 +38,8 @@ from handoff.analysis.constraints.vocabulary import (
     NUM_COMMA,
     NUMBER_JOINERS,
     NUMBER_WORDS,
-    STOP_WORDS,
     TIME_ZONES,
+    UNCOUNTED_WORDS,
     UNIT_ALT,
     UNIT_FORMS,
     ZONE_OFFSETS,
@@ -382,7 +380,7 @@ _INCHES_END = re.compile(r"[ \t]*(?:[x×*,;()\]\"/|]|\.(?!\w)|(?:and|or)\b|$)", 
 # "three consecutive days"), or per cent. Symbols ("m", "g") are not read after a word.
 _WORDS_UNIT = re.compile(
     r"[ \t\u00a0-](?:(?P<pct>(?i:percent|per\s?cent|prozent|pour\s?cent|por\s?ciento)\b)"
-    rf"|(?:(?!(?:{'|'.join(sorted(STOP_WORDS | FILLER_WORDS | ARTICLES))})\b)[a-z]+[ -])??(?P<unit>{UNIT_ALT})(?![\w]))"
+    rf"|(?:(?!(?:{UNCOUNTED_WORDS})\b)[a-z]+[ -])??(?P<unit>{UNIT_ALT})(?![\w]))"
 )
 _KEY_UNITS = {
     "secs": "sec", "mins": "min", "hrs": "hr", "mb": "MB", "gb": "GB", "kmh": "km/h", "kpa": "kPa",
@@ -416,11 +414,11 @@ _UNIT_KEYS = Gate(
 # Clause references by letter or roman numeral (``Schedule B``, ``Article IV``); numbered ones
 # are found near their digits.
 _CLAUSE_WORDS = Gate(("article", "art.", "schedule", "annex", "appendi", "exhibit"), before=0, after=64, folded=True)
-# The keyword's first letter is matched on its own so `re` can skip ahead to candidates;
-# the rest is matched case-insensitively.
+# The keyword's first character is matched on its own (one class for both kinds) so `re` can
+# skip ahead to candidates; the rest of a word is matched case-insensitively.
 _CLAUSE_KEYWORD = re.compile(
-    r"(?P<kw>[§¶][§¶]?|[CcSsPpAaEe](?<![\w][CcSsPpAaEe])(?i:lauses?|ls?\.|ections?|ecs?\.|aragraphs?|aras?\.?"
-    r"|rticles?|rts?\.|chedules?|nnex(?:es)?|ppendix|ppendices|xhibits?)(?![A-Za-z]))"
+    r"(?P<kw>[§¶CcSsPpAaEe](?:(?<=[§¶])[§¶]?|(?<=[CcSsPpAaEe])(?<![\w][CcSsPpAaEe])(?i:lauses?|ls?\.|ections?"
+    r"|ecs?\.|aragraphs?|aras?\.?|rticles?|rts?\.|chedules?|nnex(?:es)?|ppendix|ppendices|xhibits?)(?![A-Za-z])))"
     rf"\s*(?P<ref>{CLAUSE_REF})"
 )
 
@@ -429,7 +427,7 @@ def _quantity_pattern(num: str) -> re.Pattern[str]:
     """A number, then what it counts: a percent sign or word, or a unit (maybe after one adjective)."""
     return re.compile(
         rf"(?P<num>{num})(?:\s?(?P<pct>%|(?i:percent|per\s?cent|pct|prozent|pour\s?cent|por\s?ciento)\b)"
-        rf"|(?:(?:[ \t\u00a0-]|\r?\n(?![°ºµLW]))?|[\s-](?!(?:{'|'.join(sorted(STOP_WORDS | FILLER_WORDS | ARTICLES))})\b)[a-z]+[\s-])"
+        rf"|(?:(?:[ \t\u00a0-]|\r?\n(?![°ºµLW]))?|[\s-](?!(?:{UNCOUNTED_WORDS})\b)[a-z]+[\s-])"
         rf"(?P<unit>{UNIT_ALT})(?![\w]))?"
     )
 

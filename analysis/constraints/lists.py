@@ -27,7 +27,9 @@ _ITEM_END = re.compile(r"[;.](?=\s|$)|,?\s+(?:and|or)\s+(?=\()|\n")
 _SEGMENT = r"[^,;:.\n\[\]\"(){}]{2,60}"
 _SERIES = re.compile(
     rf"\[\s*\"?{_SEGMENT}\"?(?:\s*,\s*\"?{_SEGMENT}\"?)+\s*\]"  # ["a", "b"] or [a, b]
-    rf"|(?<=[:\s]){_SEGMENT}(?:,\s*{_SEGMENT})+,?\s+(?:and|or)\s+{_SEGMENT}"
+    # The first comma written out (not as the first of "(?:,\s*seg)+"): a literal right after a
+    # segment lets `re` step back to commas only when a segment falls short.
+    rf"|(?<=[:\s]){_SEGMENT},\s*{_SEGMENT}(?:,\s*{_SEGMENT})*,?\s+(?:and|or)\s+{_SEGMENT}"
 )
 # What every match of :data:`_SERIES` holds: a "[" or an "and"/"or" between blanks. A text without
 # either (an invoice table) skips the series scan, which tries every word start.
