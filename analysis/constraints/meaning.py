@@ -240,41 +240,87 @@ def _word_cues(lang: str, word: str) -> tuple[tuple[str, ...] | None, str | None
     )
 
 
-def _words(text: str) -> list[str]:
-    return [word.lower().strip("'’-") for word in _WORD.findall(text)]
+# Prompts repeat their clauses (a system prompt, a tool schema) from text to text: a short
+# clause's words and terms are remembered, in caches emptied when full.
+_CLAUSE_CACHE_ENTRIES = 65536
+_CLAUSE_CACHE_CHARS = 256  # longer clauses (and their words) are read every time
+_CLAUSE_WORDS: dict[str, tuple[str, ...]] = {}
+_CLAUSE_TERMS: dict[
+    tuple[str, tuple[str, ...]], tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], int, int]
+] = {}
+
+
+def _remember(cache: dict, key: object, value: object) -> None:
+    if len(cache) >= _CLAUSE_CACHE_ENTRIES:
+        cache.clear()
+    cache[key] = value
+
+
+def _clause_words(clause: str) -> tuple[str, ...]:
+    """The lower-cased words of one clause."""
+    words = _CLAUSE_WORDS.get(clause)
+    if words is None:
+        words = tuple(word.lower().strip("'’-") for word in _WORD.findall(clause))
+        if len(clause) <= _CLAUSE_CACHE_CHARS:
+            _remember(_CLAUSE_WORDS, clause, words)
+    return words
+
+
+def _clause_terms(
+    lang: str, clause: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], int, int]:
+    """One clause's part of :func:`find_terms`: its hashes, those negated and those conditioned, and its cue counts."""
+    found = _CLAUSE_TERMS.get((lang, clause))
+    if found is not None:
+        return found
+    words: list[str] = []
+    marked: dict[str, list[str]] = {"negated": [], "conditioned": []}
+    counts = {"negated": 0, "conditioned": 0}
+    hashes = [_word_hashes(lang, word) for word in clause]
+    for word_hashes in hashes:
+        words += word_hashes
+    for i, word in enumerate(clause):
+        base, kind, restricts = _word_cues(lang, word)
+        if base is not None:  # "the unaffected lot" = "not affected"
+            # marked, not counted: a translation compares counts of the cues every language has
+            words += base
+            marked["negated"] += base
+        if kind:
+            counts[kind] += 1
+            near = [h for word_hashes in hashes[max(0, i - _CUE_BEFORE) : i + 1 + _CUE_AFTER] for h in word_hashes]
+            marked[kind] += near
+            if restricts:
+                marked["negated"] += near
+    found = (
+        tuple(set(words)),
+        tuple(set(marked["negated"])),
+        tuple(set(marked["conditioned"])),
+        counts["negated"],
+        counts["conditioned"],
+    )
+    if sum(map(len, clause)) <= _CLAUSE_CACHE_CHARS:
+        _remember(_CLAUSE_TERMS, (lang, clause), found)
+    return found
 
 
 def find_terms(text: str) -> Terms:
     """The :class:`Terms` of ``text``."""
-    clauses = [_words(clause) for clause in _CLAUSE_END.split(text)]
+    clauses = [_clause_words(clause) for clause in _CLAUSE_END.split(text)]
     lang = detect_language([word for clause in clauses for word in clause])
     words: set[str] = set()
-    marked: dict[str, set[str]] = {"negated": set(), "conditioned": set()}
-    counts = {"negated": 0, "conditioned": 0}
+    negated: set[str] = set()
+    conditioned: set[str] = set()
+    negations = conditions = 0
     for clause in clauses:
-        hashes = [_word_hashes(lang, word) for word in clause]
-        for word_hashes in hashes:
-            words.update(word_hashes)
-        for i, word in enumerate(clause):
-            base, kind, restricts = _word_cues(lang, word)
-            if base is not None:  # "the unaffected lot" = "not affected"
-                # marked, not counted: a translation compares counts of the cues every language has
-                words.update(base)
-                marked["negated"].update(base)
-            if kind:
-                counts[kind] += 1
-                near = [h for word_hashes in hashes[max(0, i - _CUE_BEFORE) : i + 1 + _CUE_AFTER] for h in word_hashes]
-                marked[kind].update(near)
-                if restricts:
-                    marked["negated"].update(near)
-    return Terms(
-        lang,
-        frozenset(words),
-        frozenset(marked["negated"]),
-        frozenset(marked["conditioned"]),
-        counts["negated"],
-        counts["conditioned"],
-    )
+        clause_words, clause_negated, clause_conditioned, clause_negations, clause_conditions = _clause_terms(
+            lang, clause
+        )
+        words.update(clause_words)
+        negated.update(clause_negated)
+        conditioned.update(clause_conditioned)
+        negations += clause_negations
+        conditions += clause_conditions
+    return Terms(lang, frozenset(words), frozenset(negated), frozenset(conditioned), negations, conditions)
 
 
 def terms_token(text: str) -> str:
