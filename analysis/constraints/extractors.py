@@ -15,7 +15,7 @@ from datetime import date
 from decimal import Decimal
 
 from handoff.analysis.constraints import worded
-from handoff.analysis.constraints.numerals import SCIENTIFIC, parse_number, plain_number, scientific
+from handoff.analysis.constraints.numerals import SCIENTIFIC, needs_scientific, parse_number, plain_number, scientific
 from handoff.analysis.constraints.quantities import PINT_UNITS, canonical_quantity
 from handoff.analysis.constraints.reading import Reading
 from handoff.analysis.constraints.tokens import Found, make_found
@@ -524,7 +524,7 @@ def _id_extractors(num: str) -> tuple[Extractor, ...]:
 def _extractors(num: str, amount: str) -> tuple[Extractor, ...]:
     """The extractors, in priority order, for a text writing numbers as ``num`` and amounts as ``amount``."""
     return (
-        (SCIENTIFIC, scientific, _DIGITS, None),  # 2.4e-4, 2.4×10⁻⁴: before ids and plain numbers
+        (SCIENTIFIC, scientific, _DIGITS, needs_scientific),  # 2.4e-4, 2.4×10⁻⁴: before ids and plain numbers
         *_id_extractors(num),
         # 2026-03-11, 2026/03/11, 11.03.2026; 03/11/2026 read by the text's date order.
         (

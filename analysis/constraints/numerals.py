@@ -61,6 +61,17 @@ SCIENTIFIC = re.compile(
 )
 
 
+# What every :data:`SCIENTIFIC` match holds: an exponent's "e" between digits, or a "× 10". Each is
+# looked for from its rarer mark, so a text without one (an invoice table) is not scanned at each digit.
+_EXPONENT = re.compile(r"[eE](?<=\d[eE])[-+−]?\d")
+_TIMES_TEN = re.compile(r"[×xX·*](?=[ \t]?10)")
+
+
+def needs_scientific(text: str) -> bool:
+    """Whether ``text`` holds what every :data:`SCIENTIFIC` match holds (an extractor's prefilter)."""
+    return _EXPONENT.search(text) is not None or _TIMES_TEN.search(text) is not None
+
+
 def scientific(m: re.Match[str], text: str, reading: object) -> list[Found]:
     """A :data:`SCIENTIFIC` match as its plain number (an extractor's builder): ``2.4e-4`` and
     ``2.4×10⁻⁴`` -> ``number:0.00024``."""
