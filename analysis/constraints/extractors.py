@@ -37,13 +37,11 @@ from handoff.analysis.constraints.vocabulary import (
     NUM,
     NUM_COMMA,
     NUMBER_JOINERS,
-    NUMBER_WORDS,
     TIME_ZONES,
     UNCOUNTED_WORDS,
     UNIT_ALT,
     UNIT_FORMS,
     ZONE_OFFSETS,
-    trie_pattern,
 )
 from handoff.analysis.constraints.windows import Gate
 
@@ -362,12 +360,6 @@ _SHARED_ZONE = re.compile(
     r"(?:[ \t]*(?:[-–—,/]|to|and|or|until|bis|und|et|y)[ \t]*\d{1,2}(?:[:h]\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?)*"
     rf"[ \t]?(?:Uhr[ \t])?\(?(?P<tz>{TIME_ZONES})(?![\w])"
 )
-_NUMBER_PART = trie_pattern([*NUMBER_WORDS, *NUMBER_JOINERS])
-_NUMBER_WORD = rf"(?:{_NUMBER_PART})+"
-# Starts with a number word, not a joiner ("and twenty-five" is read from "twenty").
-_WRITTEN_NUMBER = re.compile(
-    rf"(?<![\w-])(?i:(?:{trie_pattern(NUMBER_WORDS)})(?:{_NUMBER_PART})*(?:[ -]{_NUMBER_WORD})*)(?![\w-])"
-)
 _ATTACHED_DURATIONS = {"m": "min", "d": "day"}
 _UNIT_AFTER = re.compile(r"[ \t]?(?:h|hrs?|hours?|min|minutes?|days?|weeks?|mg|mL|ml|kg|g)(?![\w])")
 _SIGNED_UNITS = frozenset(("°C", "ºC", "degC", "°F", "ºF", "degF"))
@@ -583,7 +575,7 @@ def _extractors(num: str, amount: str) -> tuple[Extractor, ...]:
         (worded.WORDED_DURATION, worded.worded_duration, _WHOLE_TEXT, worded.NEEDS_WORDED_DURATION),
         (worded.WORDED_CLOCK, worded.worded_clock, _WHOLE_TEXT, worded.NEEDS_WORDED_CLOCK),
         (worded.WORDED_SHARE, worded.worded_share, _WHOLE_TEXT, worded.NEEDS_WORDED_SHARE),
-        (_WRITTEN_NUMBER, _written_number, _WHOLE_TEXT, None),
+        (worded.WRITTEN_NUMBER, _written_number, _WHOLE_TEXT, worded.NEEDS_WRITTEN_NUMBER),
     )
 
 
