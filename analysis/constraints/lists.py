@@ -28,8 +28,11 @@ _SEGMENT = r"[^,;:.\n\[\]\"(){}]{2,60}"
 _SERIES = re.compile(
     rf"\[\s*\"?{_SEGMENT}\"?(?:\s*,\s*\"?{_SEGMENT}\"?)+\s*\]"  # ["a", "b"] or [a, b]
     # The first comma written out (not as the first of "(?:,\s*seg)+"): a literal right after a
-    # segment lets `re` step back to commas only when a segment falls short.
-    rf"|(?<=[:\s]){_SEGMENT},\s*{_SEGMENT}(?:,\s*{_SEGMENT})*,?\s+(?:and|or)\s+{_SEGMENT}"
+    # segment lets `re` step back to commas only when a segment falls short. After it, a look-ahead
+    # for the "and"/"or" to come (no mark a series cannot hold before it) spares trying every
+    # length of the next segments where none comes, as after each comma of a JSON schema.
+    rf"|(?<=[:\s]){_SEGMENT},(?=[^;:.\[\]\"(){{}}]*?\s(?:and|or)\s)\s*{_SEGMENT}(?:,\s*{_SEGMENT})*"
+    rf",?\s+(?:and|or)\s+{_SEGMENT}"
 )
 # What every match of :data:`_SERIES` holds: a "[" or an "and"/"or" between blanks. A text without
 # either (an invoice table) skips the series scan, which tries every word start.
