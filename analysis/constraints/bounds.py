@@ -14,7 +14,7 @@ another operator is a *changed* bound (``≥`` → ``>``, maximum → minimum); 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 
 from handoff.analysis.constraints.tokens import Constraint
@@ -315,12 +315,26 @@ def _cue(raw: str) -> str:
     return " ".join(raw.split())
 
 
+def _starts_pattern(phrases: list[str], before: str = "", after: str = "") -> re.Pattern[str]:
+    """A pattern matching the first character of each place one of ``phrases`` starts, where the
+    character before it does not match ``before`` and what follows the phrase matches ``after``.
+
+    The phrase is checked by a look-ahead inside a look-behind over that first character: the
+    pattern starts with a character class, so `re` skips ahead to candidates instead of trying a
+    zero-width pattern at every character, and it still consumes one character only, so no start
+    inside another phrase is missed.
+    """
+    first = re.escape("".join(sorted({phrase[0] for phrase in phrases})))
+    not_after = rf"(?<!{before}(?s:.))" if before else ""
+    return re.compile(rf"[{first}]{not_after}(?<=(?=(?:{trie_pattern(phrases)}){after})(?s:.))")
+
+
 # Where a cue, a key's mark and a key's word start, found once per text: an atom with none of
 # them in reach is not searched for its bound (each test is implied by the pattern it guards).
-_PREFIX_CUE_AT = re.compile(rf"(?<![\w<>=≥≤])(?=(?:{trie_pattern(list(_PREFIX_OPS))}))")
-_POSTFIX_CUE_AT = re.compile(rf"(?=(?:{trie_pattern(list(_POSTFIX_OPS))})(?![\w]))")
+_PREFIX_CUE_AT = _starts_pattern(list(_PREFIX_OPS), before=r"[\w<>=≥≤]")
+_POSTFIX_CUE_AT = _starts_pattern(list(_POSTFIX_OPS), after=r"(?![\w])")
 _KEY_MARK_AT = re.compile(r"[:=]")
-_KEY_WORD_AT = re.compile(rf"(?=(?:{_KEY_WORDS}))")
+_KEY_WORD_AT = _starts_pattern(_KEY_WORDS.split("|"))
 
 
 # A range: "between 4 and 24 replicas", "entre 18 y 65", "15–20 mg/L", "from 2 to 8 °C", "10-15%".
@@ -391,37 +405,59 @@ def _low_end(a: Constraint, b: Constraint) -> str | None:
 def find_bounds(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constraint]:
     """Each bound on an atom of ``atoms``; ``low`` is ``text`` lower-cased (same offsets)."""
     yield from find_ranges(text, low, atoms)
-    starts: list[list[int]] = []
-    for atom in atoms:
-        if atom.cls not in BOUNDED_CLASSES:
-            continue
-        if not starts:
-            starts = [
-                _starts(pattern, low) for pattern in (_PREFIX_CUE_AT, _KEY_MARK_AT, _KEY_WORD_AT, _POSTFIX_CUE_AT)
-            ]
-        prefix_at, marks, words, postfix_at = starts
+    bounded = [atom for atom in atoms if atom.cls in BOUNDED_CLASSES]
+    if not bounded:
+        return
+    prefix_at, marks, words, postfix_at = (
+        _starts(pattern, low) for pattern in (_PREFIX_CUE_AT, _KEY_MARK_AT, _KEY_WORD_AT, _POSTFIX_CUE_AT)
+    )
+    # The atoms a cue can reach, found from the cues (a few per text) rather than atom by atom
+    # (hundreds in a table): a cue within the look-behind before the atom, a postfix cue after it on its line.
+    after_prefix = _reached_from(prefix_at, [atom.start for atom in bounded])
+    after_key = _reached_from(marks, [atom.start for atom in bounded]) & _reached_from(
+        words, [atom.start for atom in bounded]
+    )
+    before_postfix = _reaching(postfix_at, [atom.end for atom in bounded], low)
+    keyed = {i for i, atom in enumerate(bounded) if atom.text[:1] == "_"}
+    for i in sorted(after_prefix | after_key | before_postfix | keyed):
+        atom = bounded[i]
         # Searched in place (not in a slice), so the look-behinds see the text before the window.
         window = max(0, atom.start - _LOOK_BEHIND), atom.start
-        m = _PREFIX.search(low, *window) if _any_in(prefix_at, *window) else None
+        m = _PREFIX.search(low, *window) if i in after_prefix else None
         if m is not None:
             op, start = _prefix_op(_cue(m.group(1)), m.start(1), low)
             yield _bound(_lead_op(op, atom, low), atom, start, atom.end, text)
             continue
-        key = _KEY.search(low, *window) if _any_in(marks, *window) and _any_in(words, *window) else None
-        if key is None and atom.text[:1] == "_":  # a keyed quantity, "return_within_days": 7
+        key = _KEY.search(low, *window) if i in after_key else None
+        if key is None and i in keyed:  # a keyed quantity, "return_within_days": 7
             key = _KEYED_PREFIX.search(low, *window)
         if key is not None:
             yield _bound(_KEY_OPS[key.group(1) or key.group(2) or key.group(3)], atom, atom.start, atom.end, text)
             continue
-        line_end = low.find("\n", atom.end)  # a postfix cue is on the value's line
-        m = (
-            _POSTFIX.match(low, atom.end)
-            if _any_in(postfix_at, atom.end, len(low) if line_end == -1 else line_end)
-            else None
-        )
+        m = _POSTFIX.match(low, atom.end) if i in before_postfix else None
         if m is not None:
             op = _POSTFIX_OPS[_cue(m.group(1))]
             yield _bound(op, atom, atom.start, m.end(), text)
+
+
+def _reached_from(cue_at: list[int], starts: list[int]) -> set[int]:
+    """Indices of the ``starts`` with a cue in ``[start - _LOOK_BEHIND, start)``, i.e. in ``(cue, cue + _LOOK_BEHIND]``."""
+    order = sorted(range(len(starts)), key=starts.__getitem__)
+    ordered = [starts[i] for i in order]
+    return {
+        order[j] for cue in cue_at for j in range(bisect_right(ordered, cue), bisect_right(ordered, cue + _LOOK_BEHIND))
+    }
+
+
+def _reaching(cue_at: list[int], ends: list[int], low: str) -> set[int]:
+    """Indices of the ``ends`` with a cue at or after them on their line: in ``[line start, cue]``."""
+    order = sorted(range(len(ends)), key=ends.__getitem__)
+    ordered = [ends[i] for i in order]
+    return {
+        order[j]
+        for cue in cue_at
+        for j in range(bisect_left(ordered, low.rfind("\n", 0, cue) + 1), bisect_right(ordered, cue))
+    }
 
 
 # "no later than 24 hours before the cut-off" is "at least 24 hours before" it: a deadline cue on a
@@ -460,12 +496,6 @@ def _lead_op(op: str, atom: Constraint, low: str) -> str:
 
 def _starts(pattern: re.Pattern[str], low: str) -> list[int]:
     return [m.start() for m in pattern.finditer(low)]
-
-
-def _any_in(starts: list[int], lo: int, hi: int) -> bool:
-    """Whether one of the sorted ``starts`` is in ``[lo, hi)``."""
-    i = bisect_left(starts, lo)
-    return i < len(starts) and starts[i] < hi
 
 
 def _bound(op: str, atom: Constraint, start: int, end: int, text: str) -> Constraint:

@@ -15,12 +15,11 @@ from datetime import date
 from decimal import Decimal
 
 from handoff.analysis.constraints import worded
-from handoff.analysis.constraints.numerals import SCIENTIFIC, parse_number, plain_number, scientific
+from handoff.analysis.constraints.numerals import SCIENTIFIC, needs_scientific, parse_number, plain_number, scientific
 from handoff.analysis.constraints.quantities import PINT_UNITS, canonical_quantity
 from handoff.analysis.constraints.reading import Reading
 from handoff.analysis.constraints.tokens import Found, make_found
 from handoff.analysis.constraints.vocabulary import (
-    ARTICLES,
     BASIS_POINTS,
     CLAUSE_KINDS,
     CLAUSE_REF,
@@ -30,7 +29,6 @@ from handoff.analysis.constraints.vocabulary import (
     CURRENCY_WORDS,
     DOLLAR_PREFIX,
     DOLLAR_PREFIXES,
-    FILLER_WORDS,
     MONTH,
     MONTHS,
     MULT,
@@ -39,13 +37,11 @@ from handoff.analysis.constraints.vocabulary import (
     NUM,
     NUM_COMMA,
     NUMBER_JOINERS,
-    NUMBER_WORDS,
-    STOP_WORDS,
     TIME_ZONES,
+    UNCOUNTED_WORDS,
     UNIT_ALT,
     UNIT_FORMS,
     ZONE_OFFSETS,
-    trie_pattern,
 )
 from handoff.analysis.constraints.windows import Gate
 
@@ -364,12 +360,6 @@ _SHARED_ZONE = re.compile(
     r"(?:[ \t]*(?:[-–—,/]|to|and|or|until|bis|und|et|y)[ \t]*\d{1,2}(?:[:h]\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?)*"
     rf"[ \t]?(?:Uhr[ \t])?\(?(?P<tz>{TIME_ZONES})(?![\w])"
 )
-_NUMBER_PART = trie_pattern([*NUMBER_WORDS, *NUMBER_JOINERS])
-_NUMBER_WORD = rf"(?:{_NUMBER_PART})+"
-# Starts with a number word, not a joiner ("and twenty-five" is read from "twenty").
-_WRITTEN_NUMBER = re.compile(
-    rf"(?<![\w-])(?i:(?:{trie_pattern(NUMBER_WORDS)})(?:{_NUMBER_PART})*(?:[ -]{_NUMBER_WORD})*)(?![\w-])"
-)
 _ATTACHED_DURATIONS = {"m": "min", "d": "day"}
 _UNIT_AFTER = re.compile(r"[ \t]?(?:h|hrs?|hours?|min|minutes?|days?|weeks?|mg|mL|ml|kg|g)(?![\w])")
 _SIGNED_UNITS = frozenset(("°C", "ºC", "degC", "°F", "ºF", "degF"))
@@ -382,7 +372,7 @@ _INCHES_END = re.compile(r"[ \t]*(?:[x×*,;()\]\"/|]|\.(?!\w)|(?:and|or)\b|$)", 
 # "three consecutive days"), or per cent. Symbols ("m", "g") are not read after a word.
 _WORDS_UNIT = re.compile(
     r"[ \t\u00a0-](?:(?P<pct>(?i:percent|per\s?cent|prozent|pour\s?cent|por\s?ciento)\b)"
-    rf"|(?:(?!(?:{'|'.join(sorted(STOP_WORDS | FILLER_WORDS | ARTICLES))})\b)[a-z]+[ -])??(?P<unit>{UNIT_ALT})(?![\w]))"
+    rf"|(?:(?!(?:{UNCOUNTED_WORDS})\b)[a-z]+[ -])??(?P<unit>{UNIT_ALT})(?![\w]))"
 )
 _KEY_UNITS = {
     "secs": "sec", "mins": "min", "hrs": "hr", "mb": "MB", "gb": "GB", "kmh": "km/h", "kpa": "kPa",
@@ -416,11 +406,11 @@ _UNIT_KEYS = Gate(
 # Clause references by letter or roman numeral (``Schedule B``, ``Article IV``); numbered ones
 # are found near their digits.
 _CLAUSE_WORDS = Gate(("article", "art.", "schedule", "annex", "appendi", "exhibit"), before=0, after=64, folded=True)
-# The keyword's first letter is matched on its own so `re` can skip ahead to candidates;
-# the rest is matched case-insensitively.
+# The keyword's first character is matched on its own (one class for both kinds) so `re` can
+# skip ahead to candidates; the rest of a word is matched case-insensitively.
 _CLAUSE_KEYWORD = re.compile(
-    r"(?P<kw>[§¶][§¶]?|[CcSsPpAaEe](?<![\w][CcSsPpAaEe])(?i:lauses?|ls?\.|ections?|ecs?\.|aragraphs?|aras?\.?"
-    r"|rticles?|rts?\.|chedules?|nnex(?:es)?|ppendix|ppendices|xhibits?)(?![A-Za-z]))"
+    r"(?P<kw>[§¶CcSsPpAaEe](?:(?<=[§¶])[§¶]?|(?<=[CcSsPpAaEe])(?<![\w][CcSsPpAaEe])(?i:lauses?|ls?\.|ections?"
+    r"|ecs?\.|aragraphs?|aras?\.?|rticles?|rts?\.|chedules?|nnex(?:es)?|ppendix|ppendices|xhibits?)(?![A-Za-z])))"
     rf"\s*(?P<ref>{CLAUSE_REF})"
 )
 
@@ -429,7 +419,7 @@ def _quantity_pattern(num: str) -> re.Pattern[str]:
     """A number, then what it counts: a percent sign or word, or a unit (maybe after one adjective)."""
     return re.compile(
         rf"(?P<num>{num})(?:\s?(?P<pct>%|(?i:percent|per\s?cent|pct|prozent|pour\s?cent|por\s?ciento)\b)"
-        rf"|(?:(?:[ \t\u00a0-]|\r?\n(?![°ºµLW]))?|[\s-](?!(?:{'|'.join(sorted(STOP_WORDS | FILLER_WORDS | ARTICLES))})\b)[a-z]+[\s-])"
+        rf"|(?:(?:[ \t\u00a0-]|\r?\n(?![°ºµLW]))?|[\s-](?!(?:{UNCOUNTED_WORDS})\b)[a-z]+[\s-])"
         rf"(?P<unit>{UNIT_ALT})(?![\w]))?"
     )
 
@@ -526,7 +516,7 @@ def _id_extractors(num: str) -> tuple[Extractor, ...]:
 def _extractors(num: str, amount: str) -> tuple[Extractor, ...]:
     """The extractors, in priority order, for a text writing numbers as ``num`` and amounts as ``amount``."""
     return (
-        (SCIENTIFIC, scientific, _DIGITS, None),  # 2.4e-4, 2.4×10⁻⁴: before ids and plain numbers
+        (SCIENTIFIC, scientific, _DIGITS, needs_scientific),  # 2.4e-4, 2.4×10⁻⁴: before ids and plain numbers
         *_id_extractors(num),
         # 2026-03-11, 2026/03/11, 11.03.2026; 03/11/2026 read by the text's date order.
         (
@@ -585,7 +575,7 @@ def _extractors(num: str, amount: str) -> tuple[Extractor, ...]:
         (worded.WORDED_DURATION, worded.worded_duration, _WHOLE_TEXT, worded.NEEDS_WORDED_DURATION),
         (worded.WORDED_CLOCK, worded.worded_clock, _WHOLE_TEXT, worded.NEEDS_WORDED_CLOCK),
         (worded.WORDED_SHARE, worded.worded_share, _WHOLE_TEXT, worded.NEEDS_WORDED_SHARE),
-        (_WRITTEN_NUMBER, _written_number, _WHOLE_TEXT, None),
+        (worded.WRITTEN_NUMBER, _written_number, _WHOLE_TEXT, worded.NEEDS_WRITTEN_NUMBER),
     )
 
 

@@ -20,14 +20,23 @@ from handoff.analysis.constraints.tokens import Constraint
 ITEM_WORDS = 6
 # Lines longer than this are statements in a list's clothing, not items a consumer must carry.
 _ITEM_MAX_WORDS = 14
-_INLINE_MARK = re.compile(r"(?:(?<=\s)|^)\((?:\d{1,2}|[a-z]|[ivx]{1,4})\)\s+")
+# "(" at the text's start or after a blank; matched first, so `re` skips ahead to parentheses.
+_INLINE_MARK = re.compile(r"\((?<!\S\()(?:\d{1,2}|[a-z]|[ivx]{1,4})\)\s+")
 _LINE_MARK = re.compile(r"^[ \t]*(?:[-*•–]|\d{1,2}[.)]|\((?:\d{1,2}|[a-z]|[ivx]{1,4})\))[ \t]+(?=\S)", re.MULTILINE)
 _ITEM_END = re.compile(r"[;.](?=\s|$)|,?\s+(?:and|or)\s+(?=\()|\n")
 _SEGMENT = r"[^,;:.\n\[\]\"(){}]{2,60}"
 _SERIES = re.compile(
     rf"\[\s*\"?{_SEGMENT}\"?(?:\s*,\s*\"?{_SEGMENT}\"?)+\s*\]"  # ["a", "b"] or [a, b]
-    rf"|(?<=[:\s]){_SEGMENT}(?:,\s*{_SEGMENT})+,?\s+(?:and|or)\s+{_SEGMENT}"
+    # The first comma written out (not as the first of "(?:,\s*seg)+"): a literal right after a
+    # segment lets `re` step back to commas only when a segment falls short. After it, a look-ahead
+    # for the "and"/"or" to come (no mark a series cannot hold before it) spares trying every
+    # length of the next segments where none comes, as after each comma of a JSON schema.
+    rf"|(?<=[:\s]){_SEGMENT},(?=[^;:.\[\]\"(){{}}]*?\s(?:and|or)\s)\s*{_SEGMENT}(?:,\s*{_SEGMENT})*"
+    rf",?\s+(?:and|or)\s+{_SEGMENT}"
 )
+# What every match of :data:`_SERIES` holds: a "[" or an "and"/"or" between blanks. A text without
+# either (an invoice table) skips the series scan, which tries every word start.
+_SERIES_CUE = re.compile(r"\s(?:and|or)\s")
 _SERIES_SPLIT = re.compile(r'\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or)\s+)\s*|["\[\]]')
 # A part that opens with one of these is a clause of a sentence, not an item of a list.
 _CLAUSE_OPENERS = frozenset(
@@ -92,6 +101,8 @@ def _line_items(text: str) -> list[Constraint]:
 def _series_items(text: str) -> list[Constraint]:
     """Items of ``a, b, and c`` series (three or more) and of ``[a, b]`` lists (two or more)."""
     found: list[Constraint] = []
+    if "[" not in text and not _SERIES_CUE.search(text):
+        return found
     for m in _SERIES.finditer(text):
         cuts = [m.start(), *(i for c in _SERIES_SPLIT.finditer(text, m.start(), m.end()) for i in c.span()), m.end()]
         parts = [(start, end) for start, end in zip(cuts[::2], cuts[1::2]) if text[start:end].strip()]

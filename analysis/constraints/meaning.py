@@ -97,8 +97,11 @@ _WORD = re.compile(r"[^\W\d_][^\W_]*(?:['’-][^\W_]+)*")  # snake_case keys are
 _VERSION_FIELD = re.compile(r"v\d+")
 # A clause ends at these; a full stop only before a space or the end (``7.2(b)`` is one word).
 # A colon after "Exception" or "Condition" labels the clause it opens, so it does not end one.
+# The mark comes first and its conditions after it, so `re` skips ahead to marks instead of trying
+# the look-behinds at every character.
 _CLAUSE_END = re.compile(
-    r"[;!?\n]|(?<!exception)(?<!exceptions)(?<!condition):(?![\"'\s]*(?:false|none|null|no)\b)|\.(?=\s|$)",
+    r"[;!?\n:.](?:(?<=[;!?\n])|(?<=:)(?<!exception:)(?<!exceptions:)(?<!condition:)"
+    r"(?![\"'\s]*(?:false|none|null|no)\b)|(?<=\.)(?=\s|$))",
     re.IGNORECASE,
 )
 # How far a negation or condition reaches: the words before it (its subject) and after it, in its clause.
@@ -204,53 +207,120 @@ def is_condition(word: str, lang: str) -> bool:
 def stem_hashes(words: list[str], lang: str) -> list[str]:
     """The hashes of the content words among lower-cased ``words`` (stop words and negations left
     out), a word of permission or necessity also as its class (``permitted`` -> ``=allow``)."""
+    return [h for word in words for h in _word_hashes(lang, word)]
+
+
+@lru_cache(maxsize=65536)
+def _word_hashes(lang: str, word: str) -> tuple[str, ...]:
+    """:func:`stem_hashes` of one word, remembered: a text's words repeat, within it and across texts."""
     stops = _stop_words(lang)
     modal = _MODAL[lang]
-    # A hyphenated word is its parts ("syringe-feed" meets "syringe-fed" in "syringe").
-    parts = [part for word in words for part in word.split("-")]
     hashes = []
-    for word in parts:
-        if (cls := modal.get(word)) is not None:
+    for part in word.split("-"):  # a hyphenated word is its parts ("syringe-feed" meets "syringe-fed" in "syringe")
+        if (cls := modal.get(part)) is not None:
             hashes.append(_stem_hash(lang, cls))
-        if len(word) > 1 and word not in stops and not is_negation(word, lang) and not is_condition(word, lang):
-            hashes.append(_stem_hash(lang, word))
-    return hashes
+        if len(part) > 1 and part not in stops and not is_negation(part, lang) and not is_condition(part, lang):
+            # No stemmer changes a run of digits, so a serial number's stem is its first letters as they
+            # are: hashing those hits the cache where each serial (``SHP-0000417``) would miss it.
+            hashes.append(_stem_hash(lang, part[:_STEM_LETTERS] if part.isdigit() and part.isascii() else part))
+    return tuple(hashes)
 
 
-def _words(text: str) -> list[str]:
-    return [m.group().lower().strip("'’-") for m in _WORD.finditer(text)]
+@lru_cache(maxsize=65536)
+def _word_cues(lang: str, word: str) -> tuple[tuple[str, ...] | None, str | None, bool]:
+    """What one word tells :func:`find_terms`: the hashes of the word an ``un-`` word negates (or
+    ``None``), the kind of cue it is (``"negated"``, ``"conditioned"`` or ``None``) and whether it
+    restricts."""
+    base = negated_word(word, lang)
+    kind = "negated" if is_negation(word, lang) else "conditioned" if is_condition(word, lang) else None
+    return (
+        None if base is None else tuple(stem_hashes([base], lang)),
+        kind,
+        kind is not None and word in _RESTRICTION_CUES[lang],
+    )
+
+
+# Prompts repeat their clauses (a system prompt, a tool schema) from text to text: a short
+# clause's words and terms are remembered, in caches emptied when full.
+_CLAUSE_CACHE_ENTRIES = 65536
+_CLAUSE_CACHE_CHARS = 256  # longer clauses (and their words) are read every time
+_CLAUSE_WORDS: dict[str, tuple[str, ...]] = {}
+_CLAUSE_TERMS: dict[
+    tuple[str, tuple[str, ...]], tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], int, int]
+] = {}
+
+
+def _remember(cache: dict, key: object, value: object) -> None:
+    if len(cache) >= _CLAUSE_CACHE_ENTRIES:
+        cache.clear()
+    cache[key] = value
+
+
+def _clause_words(clause: str) -> tuple[str, ...]:
+    """The lower-cased words of one clause."""
+    words = _CLAUSE_WORDS.get(clause)
+    if words is None:
+        words = tuple(word.lower().strip("'’-") for word in _WORD.findall(clause))
+        if len(clause) <= _CLAUSE_CACHE_CHARS:
+            _remember(_CLAUSE_WORDS, clause, words)
+    return words
+
+
+def _clause_terms(
+    lang: str, clause: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], int, int]:
+    """One clause's part of :func:`find_terms`: its hashes, those negated and those conditioned, and its cue counts."""
+    found = _CLAUSE_TERMS.get((lang, clause))
+    if found is not None:
+        return found
+    words: list[str] = []
+    marked: dict[str, list[str]] = {"negated": [], "conditioned": []}
+    counts = {"negated": 0, "conditioned": 0}
+    hashes = [_word_hashes(lang, word) for word in clause]
+    for word_hashes in hashes:
+        words += word_hashes
+    for i, word in enumerate(clause):
+        base, kind, restricts = _word_cues(lang, word)
+        if base is not None:  # "the unaffected lot" = "not affected"
+            # marked, not counted: a translation compares counts of the cues every language has
+            words += base
+            marked["negated"] += base
+        if kind:
+            counts[kind] += 1
+            near = [h for word_hashes in hashes[max(0, i - _CUE_BEFORE) : i + 1 + _CUE_AFTER] for h in word_hashes]
+            marked[kind] += near
+            if restricts:
+                marked["negated"] += near
+    found = (
+        tuple(set(words)),
+        tuple(set(marked["negated"])),
+        tuple(set(marked["conditioned"])),
+        counts["negated"],
+        counts["conditioned"],
+    )
+    if sum(map(len, clause)) <= _CLAUSE_CACHE_CHARS:
+        _remember(_CLAUSE_TERMS, (lang, clause), found)
+    return found
 
 
 def find_terms(text: str) -> Terms:
     """The :class:`Terms` of ``text``."""
-    clauses = [_words(clause) for clause in _CLAUSE_END.split(text)]
+    clauses = [_clause_words(clause) for clause in _CLAUSE_END.split(text)]
     lang = detect_language([word for clause in clauses for word in clause])
     words: set[str] = set()
-    marked: dict[str, set[str]] = {"negated": set(), "conditioned": set()}
-    counts = {"negated": 0, "conditioned": 0}
+    negated: set[str] = set()
+    conditioned: set[str] = set()
+    negations = conditions = 0
     for clause in clauses:
-        words.update(stem_hashes(clause, lang))
-        for word in clause:
-            if (base := negated_word(word, lang)) is not None:  # "the unaffected lot" = "not affected"
-                # marked, not counted: a translation compares counts of the cues every language has
-                words.update(stem_hashes([base], lang))
-                marked["negated"].update(stem_hashes([base], lang))
-        for i, word in enumerate(clause):
-            kind = "negated" if is_negation(word, lang) else "conditioned" if is_condition(word, lang) else None
-            if kind:
-                counts[kind] += 1
-                near = stem_hashes(clause[max(0, i - _CUE_BEFORE) : i + 1 + _CUE_AFTER], lang)
-                marked[kind].update(near)
-                if word in _RESTRICTION_CUES[lang]:
-                    marked["negated"].update(near)
-    return Terms(
-        lang,
-        frozenset(words),
-        frozenset(marked["negated"]),
-        frozenset(marked["conditioned"]),
-        counts["negated"],
-        counts["conditioned"],
-    )
+        clause_words, clause_negated, clause_conditioned, clause_negations, clause_conditions = _clause_terms(
+            lang, clause
+        )
+        words.update(clause_words)
+        negated.update(clause_negated)
+        conditioned.update(clause_conditioned)
+        negations += clause_negations
+        conditions += clause_conditions
+    return Terms(lang, frozenset(words), frozenset(negated), frozenset(conditioned), negations, conditions)
 
 
 def terms_token(text: str) -> str:

@@ -53,11 +53,23 @@ def plain_number(value: Decimal) -> str:
 # Scientific notation: 2.4e-4, 3.2E-05, 2.4×10⁻⁴, 1.5 x 10^-3, 6.02·10**23 (not "10-4": a range).
 _MAX_EXPONENT = 30  # beyond any quantity a handoff states (Avogadro's number is 6.02×10²³)
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺−", "0123456789-+-")
+# The first digit before its look-behind, so `re` skips ahead to digits.
 SCIENTIFIC = re.compile(
-    r"(?<![\w.,])(?P<m>\d{1,3}(?:\.\d+)?)"
+    r"(?P<m>\d(?<![\w.,]\d)\d{0,2}(?:\.\d+)?)"
     r"(?:[eE](?P<e>[-+−]?\d{1,3})|[ \t]?[×xX·*][ \t]?10(?:(?:\^|\*\*)(?P<s>[-+−]?\d{1,3})|(?P<u>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3})))"
     r"(?![\w]|[.,]\d)"
 )
+
+
+# What every :data:`SCIENTIFIC` match holds: an exponent's "e" between digits, or a "× 10". Each is
+# looked for from its rarer mark, so a text without one (an invoice table) is not scanned at each digit.
+_EXPONENT = re.compile(r"[eE](?<=\d[eE])[-+−]?\d")
+_TIMES_TEN = re.compile(r"[×xX·*](?=[ \t]?10)")
+
+
+def needs_scientific(text: str) -> bool:
+    """Whether ``text`` holds what every :data:`SCIENTIFIC` match holds (an extractor's prefilter)."""
+    return _EXPONENT.search(text) is not None or _TIMES_TEN.search(text) is not None
 
 
 def scientific(m: re.Match[str], text: str, reading: object) -> list[Found]:

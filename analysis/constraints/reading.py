@@ -37,14 +37,14 @@ class Reading:
 ENGLISH = Reading()
 
 # A decimal comma: "612,5", "0,35 %", "1.850,00", "2 450,00"; not "3,4" in a list or a CSV row.
-_COMMA_VOTES = re.compile(r"(?<![\w.,/:-])(?:\d{1,3}(?:[. \u00a0\u202f]\d{3})+,\d+|\d+,\d{1,2})(?![\d,]|\.\d)")
+# A digit first, its look-behind after it, so `re` skips ahead to digits.
+_COMMA_VOTES = re.compile(r"\d(?<![\w.,/:-]\d)(?:\d{0,2}(?:[. \u00a0\u202f]\d{3})+,\d+|\d*,\d{1,2})(?![\d,]|\.\d)")
 # A decimal point: "2,450.00", "2.40", "0.35%"; not a version "3.18.2" or a dotted date.
 _POINT_VOTES = re.compile(r"\d(?<![\w.,/:-]\d)(?:\d{0,2}(?:,\d{3})+\.\d+|\d*\.\d{1,2})(?![\d.,]|-\d)")
 # A section number opening a line ("4.2 Planned maintenance") is layout, not a decimal.
 _HEADING_NUMBERS = re.compile(r"^[ \t]*\d{1,2}\.\d{1,2}[ \t]+(?=[^\W\d_])", re.MULTILINE)
 _SLASH_DATE = re.compile(r"(\d(?<![\w/.]\d)\d?)/(\d{1,2})/(?:\d{4}|\d{2})(?![\w/])")
 _DOTTED_DATE = re.compile(r"\d(?<![\w.]\d)\d?\.\d{1,2}\.\d{4}(?![\w.])")
-# Signs of a text written outside the US, where an undecided slashed date is read day first.
 # Signs of a text written outside the US, where an undecided slashed date is read day first.
 _DAY_FIRST_HINTS = ("€", "£", "EUR", "GBP")
 
@@ -90,6 +90,7 @@ def read_text(text: str) -> Reading:
     comma_votes = len(_COMMA_VOTES.findall(text))
     point_votes = len(_POINT_VOTES.findall(text)) - len(_HEADING_NUMBERS.findall(text))
     decimal_comma = bool(comma_votes) and comma_votes > point_votes
-    slashed = _SLASH_DATE.findall(text)  # without a slashed date the date order decides nothing
+    # without a slashed date the date order decides nothing
+    slashed = _SLASH_DATE.findall(text) if "/" in text else []
     day_first = bool(slashed) and _day_first(text, slashed, decimal_comma)
     return Reading(decimal_comma, day_first, bool(slashed) and not _order_fixed(text, slashed))

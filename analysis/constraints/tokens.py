@@ -43,6 +43,11 @@ class Constraint:
     start: int
     end: int
 
+    def __init__(self, cls: str, token: str, text: str, start: int, end: int) -> None:
+        # One dict update instead of the five object.__setattr__ calls of a frozen dataclass's
+        # generated __init__: extraction makes one per atom, hundreds per prompt.
+        self.__dict__.update(cls=cls, token=token, text=text, start=start, end=end)
+
 
 def norm_number(raw: str) -> str:
     """``"172,000.00"`` -> ``"172000"``, ``"9.50"`` -> ``"9.5"``, ``"007"`` -> ``"7"``."""

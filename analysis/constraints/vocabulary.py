@@ -232,6 +232,9 @@ FILLER_WORDS = frozenset(
 )
 ARTICLES = frozenset(("a", "an", "the"))
 UNCOUNTED = STOP_WORDS | FILLER_WORDS | ARTICLES
+#: :data:`UNCOUNTED` as one pattern, factored by prefix: a plain alternation of the hundred words
+#: is tried word by word after every number followed by a word (an adjective before a unit?).
+UNCOUNTED_WORDS = trie_pattern(sorted(UNCOUNTED))
 OBJECT_WORDS = 3
 
 NEGATIONS = {"no": "no", "without": "without"}

@@ -44,6 +44,8 @@ def gate_spans(text: str, low: str, gate: Gate | None) -> list[tuple[int, int]]:
 
 def _windows(source: str, gate: Gate) -> list[tuple[int, int]]:
     """Merged ``(start, end)`` spans of ``source`` within reach of the gate's literals."""
+    if _surely_dense(source, gate):
+        return [(0, len(source))]
     search = _LITERAL_SEARCH.get(gate.literals) or _LITERAL_SEARCH.setdefault(
         gate.literals, re.compile("|".join(map(re.escape, gate.literals))).search
     )
@@ -64,6 +66,34 @@ def _windows(source: str, gate: Gate) -> list[tuple[int, int]]:
             spans.append((start, end))
         pos = max(run_end, spans[-1][1] - gate.after)  # later hits before this keep their reach
     return [(0, len(source))]  # dense: scanning everything is cheaper than finding windows
+
+
+def _surely_dense(source: str, gate: Gate) -> bool:
+    """Whether the windows of a gate of one-character literals surely cover more than half of ``source``.
+
+    Every occurrence ``d`` of such a literal ends up in a window reaching at least to ``d + after``
+    (a hit's window reaches ``after`` past its run; a later occurrence is skipped only when the
+    window it is in already reaches ``after`` past it), so all but ``after`` characters of each
+    gap between occurrences are what the windows may leave out. Counted in C, that spares the
+    window loop on number-dense text (an invoice table), which :class:`View` scans whole anyway.
+    """
+    if not all(len(literal) == 1 for literal in gate.literals) or not source:
+        return False
+    gaps = _GAPS.get(gate) or _GAPS.setdefault(gate, _gap_pattern(gate))
+    first = gaps[0].search(source)
+    if first is None:
+        return False
+    uncovered = first.start() + sum(len(gap) - gate.after for gap in gaps[1].findall(source, first.start()))
+    return len(source) - uncovered > len(source) // 2
+
+
+def _gap_pattern(gate: Gate) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A literal, and a literal with a longer gap than a window's reach after it (each gap: one match)."""
+    literals = re.escape("".join(gate.literals))
+    return re.compile(f"[{literals}]"), re.compile(f"[{literals}]([^{literals}]{{{gate.after + 1},}})")
+
+
+_GAPS: dict[Gate, tuple[re.Pattern[str], re.Pattern[str]]] = {}
 
 
 def _widen(text: str, start: int, end: int) -> tuple[int, int]:

@@ -75,3 +75,20 @@ def test_a_texts_tokens_do_not_depend_on_the_hash_seed() -> None:
         for seed in ("0", "1", "2", "3", "4")
     }
     assert len(set(runs.values())) == 1, runs
+
+
+_NUMBER_PIECES = st.sampled_from(
+    "two Twenty TWENTY-FIVE five- -one and y et und hundred mil Milan often tone stwo dreißig x 9 _ - \t , .".split(" ")
+)
+_ASCII_NEIGHBOURS = st.text(st.characters(max_codepoint=0x7F), max_size=3)
+
+
+@given(st.lists(st.one_of(_NUMBER_PIECES, _ASCII_NEIGHBOURS), max_size=12), st.sampled_from([" ", "", "-", "\n"]))
+def test_the_written_number_prefilter_says_what_its_regex_says(pieces: list[str], joint: str) -> None:
+    """On an ASCII text the written-number prefilter is true exactly where its regex matches; on any
+    other text it is true (the regex is run)."""
+    text = joint.join(pieces)
+    if text.isascii():
+        assert worded.NEEDS_WRITTEN_NUMBER(text) == (worded.WRITTEN_NUMBER.search(text) is not None), text
+    else:
+        assert worded.NEEDS_WRITTEN_NUMBER(text)
