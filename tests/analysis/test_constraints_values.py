@@ -483,7 +483,7 @@ def test_an_absurd_exponent_gives_no_thousand_digit_token():
 
 
 def test_a_number_before_the_verb_may_is_no_date_in_may() -> None:
-    """"no more than 5 may be borrowed" bounds a count; "5 May" and "3 may 2026" are still dates."""
+    """ "no more than 5 may be borrowed" bounds a count; "5 May" and "3 may 2026" are still dates."""
     assert extract_constraints("Members: no more than 5 may be borrowed at once.") == [
         "comparison:<= number:5",
         "number:5",
@@ -492,6 +492,6 @@ def test_a_number_before_the_verb_may_is_no_date_in_may() -> None:
 
 
 def test_an_hour_before_a_decimal_amount_is_no_clock_time() -> None:
-    """"rain last 1 h 21.4 mm" is an hour and an amount of rain, not 01:21; "9 h 30" and a CSV's "04:18," are times."""
+    """ "rain last 1 h 21.4 mm" is an hour and an amount of rain, not 01:21; "9 h 30" and a CSV's "04:18," are times."""
     assert "time:01:21" not in extract_constraints("rain last 1 h 21.4 mm at the gauge")
     assert extract_constraints("opens at 9 h 30 sharp; x,04:18,62") == ["number:62", "time:04:18", "time:09:30"]
