@@ -16,7 +16,7 @@ from decimal import Decimal
 
 from handoff.analysis.constraints import worded
 from handoff.analysis.constraints.numerals import SCIENTIFIC, parse_number, plain_number, scientific
-from handoff.analysis.constraints.quantities import PINT_UNITS, canonical_quantity
+from handoff.analysis.constraints.quantities import PINT_UNITS, canonical_quantity, minutes_key
 from handoff.analysis.constraints.reading import Reading
 from handoff.analysis.constraints.tokens import Found, make_found
 from handoff.analysis.constraints.vocabulary import (
@@ -303,8 +303,8 @@ def _bare_number(num: str, start: int, end: int, text: str, reading: Reading) ->
 def _keyed_quantity(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     """``"timeout_minutes": 30``, ``terminationGracePeriodSeconds: 45``: a value whose key names its unit."""
     amount = parse_number(m["num"], reading.decimal_comma)
-    if amount is None:
-        return []
+    if amount is None or (m["kunit"].lower() == "min" and not minutes_key(text, m.start())):
+        return []  # "replicas_min": a minimum, read by the bounds
     unit = m["kunit"].lower()
     if unit in ("pct", "percent"):
         return [make_found("percent", plain_number(amount), m.start(), m.end())]
@@ -504,7 +504,7 @@ def _id_extractors(num: str) -> tuple[Extractor, ...]:
         (
             re.compile(
                 r"(?:(?<=[a-z0-9])(?:_|(?<=[a-z])(?=[A-Z]))|(?<=[\"'])(?=[a-z]{2,}[\"']:))"
-                r"(?P<kunit>ms|(?i:(?:business|working)_days|seconds|secs|minutes|mins|hours|hrs|days|weeks|months|years)"
+                r"(?P<kunit>ms|(?i:(?:business|working)_days|seconds|secs|minutes|mins|min|hours|hrs|days|weeks|months|years)"
                 r"|kg|km|mm|cm|mph|kph|kmh|kpa|psi|bar|mb|gb|pct|percent"
                 r"|(?<!per_)(?<!mg_)(?<!ug_)(?<!kg_)(?<!km_)(?<!ml_)[mgtsh])"  # max_train_length_m, not mic_mg_l or km_h
                 r"[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?"
