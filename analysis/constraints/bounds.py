@@ -276,6 +276,13 @@ _KEY = re.compile(
 _KEYED_PREFIX = re.compile(
     rf"(?<![\w])(?:({_KEY_WORDS})(?:_[a-z0-9]+)*|[a-z0-9_]*_({_KEY_WORDS})|[a-z0-9]+_({_KEY_WORDS})_\w+)\Z"
 )
+# A key that names a bound and opens an object bounds the object's first number, after any string
+# fields: ``"cap": {"currency": "EUR", "value": 25000}``, ``"fee_cap": {"pct_of_rent": 12.5}``.
+_KEY_OBJECT = re.compile(
+    rf"(?<![\w])(?:({_KEY_WORDS})[_ -]?\w*|\w+[_ ]({_KEY_WORDS})|[a-z0-9]+_({_KEY_WORDS})_\w+)\"[ \t]*:[ \t]*\{{"
+    r'(?:[ \t]*"\w+"[ \t]*:[ \t]*"[^"{}\n]*"[ \t]*,)*[ \t]*"\w+"[ \t]*:[ \t]*\Z'
+)
+_OBJECT_LOOK_BEHIND = 128
 _KEY_OPS = {
     "max": "<=",
     "maximum": "<=",
@@ -330,6 +337,16 @@ _RANGE_AND = re.compile(r"[ \t]+(?:and|y|et|und)[ \t]+")
 _RANGE_TO = re.compile(r"[ \t]*[–—][ \t]*|[ \t]+(?:to|up[ \t]+to|a|à|bis|-)[ \t]+")
 _RANGE_HYPHEN = re.compile(r"-")  # "15-20 mg/L": only when the second end has a unit both share
 _UNIT_SPELLING = re.compile(r"[\d.,]+[ \t]?([^\d\s.,]\S*)\Z")
+# "rises from £1.74 to £1.83", "retention goes from 7 to 14 days", "and wastewater from 2 to 3": after a
+# verb of change earlier in its sentence, "from X to Y" states an old and a new value, not a range.
+_FROM = re.compile(r"(?:from|de|desde)[ \t]+\Z")
+_CHANGE_VERB = re.compile(
+    r"\b(?:ris(?:e|es|en|ing)|rose|increas\w*|rais(?:e|es|ed|ing)|gr[eo]w\w*|climb\w*|jump\w*|go(?:es|ing|ne)?|went"
+    r"|mov(?:e|es|ed|ing)|chang\w*|shift\w*|extend\w*|upgrad\w*|downgrad\w*|lower\w*|reduc\w*|cut(?:s|ting)?"
+    r"|f[ae]ll\w*|drop\w*|decreas\w*|shorten\w*|lengthen\w*|adjust\w*|revis\w*|bump\w*|lift\w*"
+    r"|sub(?:e|en|ió|ir)|aumenta\w*|baj(?:a|an|ó)|pas(?:a|an|ó)|augment\w*|baiss\w*|monte\w*|pass(?:e|ent|é))\b"
+)
+_SENTENCE_START = re.compile(r".*(?:[;!?\n]|\.(?!\d))", re.DOTALL)
 
 
 def find_ranges(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constraint]:
@@ -347,9 +364,21 @@ def find_ranges(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constr
         low_end = _low_end(a, b) if joined else None
         if low_end is None or _is_year(a) or _is_year(b) or not _ascending(low_end, b.token):
             continue  # "from 40 mg to 20 mg" is a change, not a range
+        if not between and _changes(low, a.start):
+            continue  # "rises from 40 mg to 60 mg" is a change too
         start = a.start - (16 - _BETWEEN.search(low, max(0, a.start - 16), a.start).start()) if between else a.start
         yield Constraint("comparison", f"comparison:>= {low_end}", text[start : b.end], start, b.end)
         yield Constraint("comparison", f"comparison:<= {b.token}", text[start : b.end], start, b.end)
+
+
+def _changes(low: str, start: int) -> bool:
+    """Whether the value at ``start`` follows ``from`` after a verb of change earlier in its sentence."""
+    opener = _FROM.search(low, max(0, start - 8), start)
+    if opener is None:
+        return False
+    lo = max(0, opener.start() - 160)
+    head = _SENTENCE_START.match(low, lo, opener.start())
+    return _CHANGE_VERB.search(low, head.end() if head else lo, opener.start()) is not None
 
 
 def _ascending(low: str, high: str) -> bool:
@@ -410,6 +439,9 @@ def find_bounds(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constr
         key = _KEY.search(low, *window) if _any_in(marks, *window) and _any_in(words, *window) else None
         if key is None and atom.text[:1] == "_":  # a keyed quantity, "return_within_days": 7
             key = _KEYED_PREFIX.search(low, *window)
+        wide = max(0, atom.start - _OBJECT_LOOK_BEHIND), atom.start
+        if key is None and low[atom.start - 2 : atom.start].strip()[-1:] == ":" and _any_in(words, *wide):
+            key = _KEY_OBJECT.search(low, *wide)
         if key is not None:
             yield _bound(_KEY_OPS[key.group(1) or key.group(2) or key.group(3)], atom, atom.start, atom.end, text)
             continue

@@ -19,3 +19,25 @@ def test_a_key_ending_in_min_after_a_word_of_time_counts_minutes():
     # a key whose words name no time keeps "_min" as its minimum
     assert "comparison:>= number:3" in stored_tokens(up)
     assert lost(up, down.replace("at least 3 workers", "3 workers")) == ["comparison:>= number:3"]
+
+
+def test_a_bound_key_opening_an_object_bounds_its_first_number():
+    """``"cap": {"currency": …, "value": N}`` states the cap on N, as ``capped at`` did upstream."""
+    up = "Overtime is paid at 150% and the monthly overtime pay is capped at GBP 1,800; travel is capped at 20% of it."
+    down = (
+        '{"overtime": {"rate_pct": 150, "monthly_cap": {"currency": "GBP", "amount": 1800}}, '
+        '"travel_limit": {"pct_of_overtime": 20}}'
+    )
+    assert lost(up, down) == []
+    # the object's later numbers are not bounded by its key
+    assert "comparison:<= number:3" not in stored_tokens('{"cap": {"value": 10, "days": 3}}')
+
+
+def test_from_x_to_y_after_a_verb_of_change_is_an_old_and_a_new_value_not_a_range():
+    """``grows from 20 to 35 seats`` states a change; a rewrite giving the new value as such carries it."""
+    up = "The pilot grows from 20 to 35 seats in May, and the budget from EUR 4,000 to EUR 6,500."
+    assert not [t for t in stored_tokens(up) if t.startswith("comparison:")]
+    down = "In May the pilot goes to 35 seats (was 20) and its budget to EUR 6,500 (was EUR 4,000)."
+    assert lost(up, down) == []
+    # without a verb of change, "from 18 to 65" is still a range
+    assert "comparison:>= number:18" in stored_tokens("Applicants from 18 to 65 are eligible.")
