@@ -83,6 +83,20 @@ def _day_first(text: str, slashed: list[tuple[str, str]], decimal_comma: bool) -
     return decimal_comma or bool(_DOTTED_DATE.search(text)) or any(hint in text for hint in _DAY_FIRST_HINTS)
 
 
+# A number whose one mark is a dot before three digits ("1.200 kg", "100.000 m"): a thousands group in
+# a text written in Spanish, French or German when none of its spellings decides the mark.
+_DOT_GROUP = re.compile(r"\d(?<![\w.,]\d)\d{0,2}\.\d{3}(?![\d.,]|-\d)")
+_WORD = re.compile(r"[^\W\d_]+")
+_GROUPING_LANGUAGES = frozenset(("es", "fr", "de"))
+
+
+def _groups_with_dots(text: str) -> bool:
+    """Whether ``text``, whose spellings leave the decimal mark open, is in a language that groups thousands with dots."""
+    from handoff.analysis.constraints.meaning import detect_language
+
+    return bool(_DOT_GROUP.search(text)) and detect_language(_WORD.findall(text.lower())) in _GROUPING_LANGUAGES
+
+
 def read_text(text: str) -> Reading:
     """The :class:`Reading` of ``text``: its decimal mark and its date order."""
     if not text:
@@ -90,6 +104,8 @@ def read_text(text: str) -> Reading:
     comma_votes = len(_COMMA_VOTES.findall(text))
     point_votes = len(_POINT_VOTES.findall(text)) - len(_HEADING_NUMBERS.findall(text))
     decimal_comma = bool(comma_votes) and comma_votes > point_votes
+    if not comma_votes and point_votes <= 0:
+        decimal_comma = _groups_with_dots(text)
     slashed = _SLASH_DATE.findall(text)  # without a slashed date the date order decides nothing
     day_first = bool(slashed) and _day_first(text, slashed, decimal_comma)
     return Reading(decimal_comma, day_first, bool(slashed) and not _order_fixed(text, slashed))

@@ -41,3 +41,13 @@ def test_from_x_to_y_after_a_verb_of_change_is_an_old_and_a_new_value_not_a_rang
     assert lost(up, down) == []
     # without a verb of change, "from 18 to 65" is still a range
     assert "comparison:>= number:18" in stored_tokens("Applicants from 18 to 65 are eligible.")
+
+
+def test_a_text_in_a_language_that_groups_with_dots_reads_its_undecided_numbers_so():
+    """With no spelling that decides the decimal mark, a German, Spanish or French text groups thousands with dots."""
+    up = "Each pallet holds at most 1,500 kg and the depot stores 12,000 pallets."
+    de = "Jede Palette trägt höchstens 1.500 kg, und das Lager fasst 12.000 Paletten."
+    es = "Cada palé admite como máximo 1.500 kg y el almacén guarda 12.000 palés."
+    assert lost(up, de) == [] and lost(up, es) == []
+    # an English text keeps reading a dot as a decimal point
+    assert "unit:1.5 kg" in stored_tokens("The sample weighs 1.500 kg.")
