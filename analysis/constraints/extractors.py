@@ -395,7 +395,7 @@ _HEADING_TITLE = re.compile(r"[ \t]+[^\W\d_]")
 _LABEL_BEFORE = re.compile(r"(?:^|[:;,.] |\n)$")
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 _HYPHENATED_ID = re.compile(r"(?<![\w-])(?=[a-z0-9-]*\d)[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])")
-_CLAUSE_MORE = re.compile(rf"\s*(?:,|and|or|to|through|&|–|-)\s*(?P<ref>{CLAUSE_REF})")
+_CLAUSE_MORE = re.compile(rf"\s*(?:,|and|or|to|through|y|et|und|&|–|-)\s*(?P<ref>{CLAUSE_REF})")
 
 _DOT_GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
 
@@ -419,8 +419,8 @@ _CLAUSE_WORDS = Gate(("article", "art.", "schedule", "annex", "appendi", "exhibi
 # The keyword's first letter is matched on its own so `re` can skip ahead to candidates;
 # the rest is matched case-insensitively.
 _CLAUSE_KEYWORD = re.compile(
-    r"(?P<kw>[§¶][§¶]?|[CcSsPpAaEe](?<![\w][CcSsPpAaEe])(?i:lauses?|ls?\.|ections?|ecs?\.|aragraphs?|aras?\.?"
-    r"|rticles?|rts?\.|chedules?|nnex(?:es)?|ppendix|ppendices|xhibits?)(?![A-Za-z]))"
+    r"(?P<kw>[§¶][§¶]?|[CcSsPpAaEeKk](?<![\w][CcSsPpAaEeKk])(?i:lauses?|ls?\.|ections?|ecs?\.|aragraphs?|aras?\.?|lausel"
+    r"|láusulas?|rticles?|rts?\.|rtículos?|rtikel|chedules?|nnexe?s?|nexos?|nhang|ppendix|ppendices|xhibits?)(?![A-Za-z]))"
     rf"\s*(?P<ref>{CLAUSE_REF})"
 )
 

@@ -51,3 +51,19 @@ def test_a_text_in_a_language_that_groups_with_dots_reads_its_undecided_numbers_
     assert lost(up, de) == [] and lost(up, es) == []
     # an English text keeps reading a dot as a decimal point
     assert "unit:1.5 kg" in stored_tokens("The sample weighs 1.500 kg.")
+
+
+def test_clause_keywords_in_spanish_and_german_and_annex_for_appendix_are_the_same_reference():
+    """A translated clause keyword names the same clause; an appendix translated as an annex is the same attachment."""
+    up = "Under Article 9 and Clause 4.1, the forms in Appendix C are mandatory."
+    assert lost(up, "Según el artículo 9 y la cláusula 4.1, los formularios del anexo C son obligatorios.") == []
+    assert lost(up, "Nach Artikel 9 und Klausel 4.1 sind die Formulare in Anhang C verpflichtend.") == []
+    assert lost(up, "Selon l'article 9 et la clause 4.1, les formulaires de l'annexe C sont obligatoires.") == []
+    assert lost(up, "Under Article 9 and Clause 4.1, the forms in Appendix D are mandatory.") == ["clause:appendix.c"]
+
+
+def test_a_reference_after_replaces_is_named_and_a_value_after_replacing_is_superseded():
+    """``replaces Section 4`` names the section it amends; ``replacing the EUR 900`` retires the amount."""
+    up = "This note replaces Section 4 of the handbook. The fee is now EUR 750, replacing the EUR 900 quoted earlier."
+    assert "clause:4" in stored_tokens(up) and "money:EUR900.00" not in stored_tokens(up)
+    assert lost(up, "Section 4 of the handbook is amended: the fee is EUR 750.") == []
