@@ -209,6 +209,8 @@ _PREFIX_CUES = {
         "smaller than",
         "shorter than",
         "younger than",
+        "closer than",
+        "nearer than",
         "<",
         "menos de",
         "menos del",

@@ -67,3 +67,17 @@ def test_a_reference_after_replaces_is_named_and_a_value_after_replacing_is_supe
     up = "This note replaces Section 4 of the handbook. The fee is now EUR 750, replacing the EUR 900 quoted earlier."
     assert "clause:4" in stored_tokens(up) and "money:EUR900.00" not in stored_tokens(up)
     assert lost(up, "Section 4 of the handbook is amended: the fee is EUR 750.") == []
+
+
+def test_metric_unit_words_in_spanish_french_and_german_are_quantities():
+    """``metros``, ``mètres``, ``Liter``, ``toneladas``: the quantity a translation states, not a bare number."""
+    up = "Keep the tank at least 30 m from the well; it holds 2,000 L and weighs 3 t empty."
+    es = "Mantenga el depósito al menos a 30 metros del pozo; contiene 2.000 litros y pesa 3 toneladas vacío."
+    de = "Der Tank muss mindestens 30 Meter vom Brunnen entfernt sein; er fasst 2.000 Liter und wiegt leer 3 Tonnen."
+    assert lost(up, es) == [] and lost(up, de) == []
+
+
+def test_not_closer_than_is_at_least_that_distance():
+    """``closer than`` is a strict upper cue, so ``do not park closer than 8 m`` is ``no closer than 8 m`` (``>=``)."""
+    assert "comparison:>= unit:8 m" in stored_tokens("Do not park closer than 8 m to the hydrant.")
+    assert lost("Park no closer than 8 m to the hydrant.", "Do not park closer than 8 m to the hydrant.") == []
