@@ -65,6 +65,12 @@ _REFERENCE_AFTER = re.compile(
     r"\s+(?:the\s+)?(?:[§¶]|(?i:clauses?|cl\.|sections?|schedules?|articles?|art\.|annex\w*|appendi\w*|exhibits?"
     r"|paragraphs?)\s)"
 )
+# "any unit reading below 180 bar is withdrawn": a bound before the marker says which things are
+# withdrawn, so its value is a condition, not the withdrawn value.
+_CONDITION_VALUE = re.compile(
+    r"(?<![\w-])(?i:below|under|above|over|exceeding|more than|less than|fewer than|at least|at most|older than"
+    r"|younger than)\s+(?:the\s+)?[^\s\d]{0,4}\d"
+)
 _CLAUSE_END = re.compile(r"[;)\]\n|]|[.,:](?!\d)")
 _CLAUSE_START = re.compile(r"[;(\[\n|]|[.,:](?!\d)")
 
@@ -123,7 +129,8 @@ def void_spans(text: str, low: str | None = None) -> list[tuple[int, int]]:
         spans.append((m.start(), end.start() if end else len(text)))
     for m in _VOID_AFTER.finditer(text):
         start = max((b.end() for b in _CLAUSE_START.finditer(text, max(0, m.start() - 200), m.start())), default=0)
-        spans.append((start, m.end()))
+        if not _CONDITION_VALUE.search(text, start, m.start()):
+            spans.append((start, m.end()))
     return spans
 
 

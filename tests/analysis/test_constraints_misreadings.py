@@ -81,3 +81,12 @@ def test_not_closer_than_is_at_least_that_distance():
     """``closer than`` is a strict upper cue, so ``do not park closer than 8 m`` is ``no closer than 8 m`` (``>=``)."""
     assert "comparison:>= unit:8 m" in stored_tokens("Do not park closer than 8 m to the hydrant.")
     assert lost("Park no closer than 8 m to the hydrant.", "Do not park closer than 8 m to the hydrant.") == []
+
+
+def test_a_bound_before_withdrawn_says_what_is_withdrawn_and_is_kept():
+    """``tyres with less than 3 mm of tread are withdrawn`` withdraws the tyres; the 3 mm limit stands."""
+    up = "Tyres with less than 3 mm of tread are withdrawn from service."
+    assert "comparison:< unit:0.003 m" in stored_tokens(up)
+    assert lost(up, "Take tyres out of service when the tread is under 3 mm.") == []
+    # a value that is itself withdrawn is still superseded
+    assert "money:USD4.10" not in stored_tokens("The v2 price of $4.10 is withdrawn.")
