@@ -336,7 +336,7 @@ _KEY_WORD_AT = re.compile(rf"(?=(?:{_KEY_WORDS}))")
 _RANGE_CLASSES = frozenset(("number", "percent", "money", "unit"))
 _BETWEEN = re.compile(r"(?:between|entre|zwischen)[ \t]+(?:the[ \t]+)?\Z")
 _RANGE_AND = re.compile(r"[ \t]+(?:and|y|et|und)[ \t]+")
-_RANGE_TO = re.compile(r"[ \t]*[–—][ \t]*|[ \t]+(?:to|up[ \t]+to|a|à|bis|-)[ \t]+")
+_RANGE_TO = re.compile(r"[ \t]*(?:[–—]|±|\+/-|\+-)[ \t]*|[ \t]+(?:to|up[ \t]+to|a|à|bis|-)[ \t]+")
 _RANGE_HYPHEN = re.compile(r"-")  # "15-20 mg/L": only when the second end has a unit both share
 _UNIT_SPELLING = re.compile(r"[\d.,]+[ \t]?([^\d\s.,]\S*)\Z")
 # "rises from £1.74 to £1.83", "retention goes from 7 to 14 days", "and wastewater from 2 to 3": after a

@@ -90,3 +90,11 @@ def test_a_bound_before_withdrawn_says_what_is_withdrawn_and_is_kept():
     assert lost(up, "Take tyres out of service when the tread is under 3 mm.") == []
     # a value that is itself withdrawn is still superseded
     assert "money:USD4.10" not in stored_tokens("The v2 price of $4.10 is withdrawn.")
+
+
+def test_a_value_with_a_tolerance_is_the_range_it_allows():
+    """``12 mm ± 0.5 mm`` and ``11.5–12.5 mm`` state one range, either way round; the tolerance is no fact of its own."""
+    up = "Bore diameter 12 mm ± 0.5 mm; store at 4 °C ± 2 °C."
+    down = "Bore diameter 11.5–12.5 mm; store at 2–6 °C."
+    assert lost(up, down) == [] and lost(down, up) == []
+    assert lost(up, "Bore diameter 11.5–13 mm; store at 2–6 °C.") == ["comparison:<= unit:0.0125 m", "unit:0.0125 m"]
