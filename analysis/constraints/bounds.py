@@ -237,6 +237,7 @@ _POSTFIX_CUES = {
         "o más",
         "como mínimo",
         "ou plus",
+        "au moins",
         "au minimum",
         "oder mehr",
         "mindestens",
@@ -260,6 +261,7 @@ _POSTFIX_CUES = {
         "ou moins",
         "au maximum",
         "au plus tard",
+        "au plus",
         "oder weniger",
         "höchstens",
         "maximal",
@@ -435,6 +437,9 @@ def find_bounds(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constr
         window = max(0, atom.start - _LOOK_BEHIND), atom.start
         m = _PREFIX.search(low, *window) if _any_in(prefix_at, *window) else None
         if m is not None:
+            if (named := _named_limit(m, atom, low)) is not None:  # "below the 85% minimum": the minimum's bound
+                yield _bound(named, atom, m.start(1), atom.end + len(_NOUN_AFTER.match(low, atom.end).group()), text)
+                continue
             op, start = _prefix_op(_cue(m.group(1)), m.start(1), low)
             yield _bound(_lead_op(op, atom, low), atom, start, atom.end, text)
             continue
@@ -456,6 +461,21 @@ def find_bounds(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constr
         if m is not None:
             op = _POSTFIX_OPS[_cue(m.group(1))]
             yield _bound(op, atom, atom.start, m.end(), text)
+
+
+# "below the 85% minimum", "over the 40 kg limit": a value after "the" and before a bound noun is that
+# limit, which the cue measures something else against; the bound is the noun's.
+_THE_BEFORE = re.compile(r"the[ \t]+\Z")
+_NOUN_AFTER = re.compile(r"[ \t-]+([a-z]+)")
+_LIMIT_NOUNS = {"minimum": ">=", "floor": ">=", "maximum": "<=", "limit": "<=", "cap": "<=", "ceiling": "<="}
+
+
+def _named_limit(m: re.Match[str], atom: Constraint, low: str) -> str | None:
+    """The operator of the limit ``atom`` names after the prefix cue of ``m`` ("below the 85% minimum": ``>=``), or None."""
+    if not _THE_BEFORE.search(low, m.end(1), atom.start):
+        return None
+    noun = _NOUN_AFTER.match(low, atom.end)
+    return _LIMIT_NOUNS.get(noun.group(1)) if noun else None
 
 
 # "no later than 24 hours before the cut-off" is "at least 24 hours before" it: a deadline cue on a

@@ -98,3 +98,11 @@ def test_a_value_with_a_tolerance_is_the_range_it_allows():
     down = "Bore diameter 11.5–12.5 mm; store at 2–6 °C."
     assert lost(up, down) == [] and lost(down, up) == []
     assert lost(up, "Bore diameter 11.5–13 mm; store at 2–6 °C.") == ["comparison:<= unit:0.0125 m", "unit:0.0125 m"]
+
+
+def test_a_value_named_as_a_limit_after_a_cue_states_that_limit():
+    """``fell under the 12-hour minimum`` states a minimum of 12 hours; ``below`` compares the rest time with it."""
+    up = "Crew rest: min 12 h; bags: max 23 kg."
+    down = "Last night's crew rest of 10 h fell under the 12 h minimum; one bag was over the 23 kg maximum."
+    assert lost(up, down) == []
+    assert "comparison:<= unit:3 d" in stored_tokens("Réponse en 3 jours au plus.")
