@@ -217,8 +217,15 @@ def stem_hashes(words: list[str], lang: str) -> list[str]:
     return hashes
 
 
+# French elisions are two words: "jusqu'au" is "jusqu" (a condition) and "au", "l'accord" is "l" and "accord".
+_ELISION = re.compile(r"^(c|d|j|l|m|n|s|t|qu|jusqu|lorsqu|puisqu|quoiqu|presqu)['’](?=[^\W\d_])")
+
+
 def _words(text: str) -> list[str]:
-    return [m.group().lower().strip("'’-") for m in _WORD.finditer(text)]
+    words = [m.group().lower().strip("'’-") for m in _WORD.finditer(text)]
+    if "'" not in text and "’" not in text:
+        return words
+    return [part for word in words for part in _ELISION.sub(r"\1 ", word).split()]
 
 
 def find_terms(text: str) -> Terms:

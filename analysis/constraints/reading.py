@@ -90,11 +90,18 @@ _WORD = re.compile(r"[^\W\d_]+")
 _GROUPING_LANGUAGES = frozenset(("es", "fr", "de"))
 
 
+# A clause number ("article 21.3", "§ 7.2") is no decimal either.
+_CLAUSE_NUMBERS = re.compile(
+    r"(?i:§|\b(?:art(?:icle|ículo|ikel)?s?\.?|clauses?|cláusulas?|sections?|sección|paragraphs?|abschnitt|ziffer))"
+    r"[ \t]*\d{1,3}\.\d{1,2}(?![\d.,]|-\d)"
+)
+
+
 def _groups_with_dots(text: str) -> bool:
     """Whether ``text``, whose spellings leave the decimal mark open, is in a language that groups thousands with dots."""
     from handoff.analysis.constraints.meaning import detect_language
 
-    return bool(_DOT_GROUP.search(text)) and detect_language(_WORD.findall(text.lower())) in _GROUPING_LANGUAGES
+    return detect_language(_WORD.findall(text.lower())) in _GROUPING_LANGUAGES
 
 
 def read_text(text: str) -> Reading:
@@ -103,9 +110,11 @@ def read_text(text: str) -> Reading:
         return ENGLISH
     comma_votes = len(_COMMA_VOTES.findall(text))
     point_votes = len(_POINT_VOTES.findall(text)) - len(_HEADING_NUMBERS.findall(text))
+    if point_votes > 0 and ("§" in text or "." in text):
+        point_votes = max(0, point_votes - len(_CLAUSE_NUMBERS.findall(text)))
     decimal_comma = bool(comma_votes) and comma_votes > point_votes
-    if not comma_votes and point_votes <= 0:
-        decimal_comma = _groups_with_dots(text)
+    if comma_votes == max(0, point_votes) and (comma_votes or _DOT_GROUP.search(text)):
+        decimal_comma = _groups_with_dots(text)  # a tie, or nothing to go by: the text's language decides
     slashed = _SLASH_DATE.findall(text)  # without a slashed date the date order decides nothing
     day_first = bool(slashed) and _day_first(text, slashed, decimal_comma)
     return Reading(decimal_comma, day_first, bool(slashed) and not _order_fixed(text, slashed))

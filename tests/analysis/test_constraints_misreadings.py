@@ -106,3 +106,16 @@ def test_a_value_named_as_a_limit_after_a_cue_states_that_limit():
     down = "Last night's crew rest of 10 h fell under the 12 h minimum; one bag was over the 23 kg maximum."
     assert lost(up, down) == []
     assert "comparison:<= unit:3 d" in stored_tokens("Réponse en 3 jours au plus.")
+
+
+def test_clause_numbers_do_not_vote_for_a_decimal_point_and_a_tie_goes_to_the_language():
+    """``article 12.4`` is no decimal: a French text with one decimal comma still reads ``2,75 %`` as 2.75%."""
+    fr = "Le taux est majoré de 2,75 % l'an, conformément à l'article 12.4 du contrat."
+    assert "percent:2.75" in stored_tokens(fr)
+    assert lost("The rate is increased by 2.75% a year, under clause 12.4 of the agreement.", fr) == []
+
+
+def test_a_french_elision_before_a_condition_word_counts_the_condition():
+    """``jusqu'à``, ``lorsqu'il``: the elided word is a condition cue of its own, so a translation keeps its condition."""
+    up = "Keep the boxes sealed until the auditor arrives."
+    assert lost(up, "Gardez les cartons fermés jusqu'à l'arrivée de l'auditeur.") == []
