@@ -119,3 +119,11 @@ def test_a_french_elision_before_a_condition_word_counts_the_condition():
     """``jusqu'à``, ``lorsqu'il``: the elided word is a condition cue of its own, so a translation keeps its condition."""
     up = "Keep the boxes sealed until the auditor arrives."
     assert lost(up, "Gardez les cartons fermés jusqu'à l'arrivée de l'auditeur.") == []
+
+
+def test_per_a_quantity_is_a_rates_unit_not_a_basis():
+    """``EUR 0.40 per 100 km`` is a rate; its denominator, restated as ``for every 100 km``, is no lost qualifier."""
+    up = "Mileage is reimbursed at EUR 0.40 per 100 km, and the penalty is 2% per 0.5 pp of shortfall."
+    down = "Mileage: EUR 0.40 for every 100 km. Penalty: 2% for each 0.5 percentage point of shortfall."
+    assert lost(up, down) == []
+    assert "qualifier:per 4.2" in stored_tokens("Refunds are handled per 4.2 of the contract.")
