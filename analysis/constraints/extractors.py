@@ -565,7 +565,7 @@ def _extractors(num: str, amount: str) -> tuple[Extractor, ...]:
                 r"(?P<h>\d(?<![A-SU-Za-z0-9_:.]\d)\d?)(?:(?P<hsep>:|h|[ \t]h[ \t])(?P<mi>[0-5]\d)(?!\d|[ \t]?(?:min|sec|s\b))"
                 r"(?::(?P<s>[0-5]\d)(?:\.\d+)?)?"
                 r"(?:\s?(?P<ap>[AaPp])\.?[Mm]\.?(?![\w]))?|\s?(?P<ap2>[AaPp])\.?[Mm]\.?(?![\w]))"
-                rf"(?:\s?(?:Uhr\s)?(?P<tz>{TIME_ZONES})(?![\w]))?(?![\w:])"
+                rf"(?:\s?(?:Uhr\s)?(?P<tz>{TIME_ZONES})(?![\w]))?(?![\w]|:\w)"
             ),
             _time,
             _DIGITS,

@@ -127,3 +127,11 @@ def test_per_a_quantity_is_a_rates_unit_not_a_basis():
     down = "Mileage: EUR 0.40 for every 100 km. Penalty: 2% for each 0.5 percentage point of shortfall."
     assert lost(up, down) == []
     assert "qualifier:per 4.2" in stored_tokens("Refunds are handled per 4.2 of the contract.")
+
+
+def test_a_clock_before_a_colon_ending_a_label_is_a_clock():
+    """``Closed 23:00 to 05:15: use platform 2`` closes until 05:15; the colon is punctuation, not seconds."""
+    up = "The station is closed from 23:00 to 05:15. Use platform 2 meanwhile."
+    down = "Closed 23:00 to 05:15: use platform 2."
+    assert "time:05:15" in stored_tokens(down)
+    assert lost(up, down) == []
