@@ -37,8 +37,10 @@ _NEGATION_CUES = {
         "not never no cannot without nor none neither nobody nothing false rather instead "
         "prohibited forbidden banned barred disallowed off-limits".split()
     ),
-    "es": frozenset("no nunca sin ni jamás ningún ninguna ninguno nadie nada prohibido prohibida".split()),
-    "fr": frozenset("ne pas jamais sans aucun aucune ni personne rien interdit interdite interdits".split()),
+    "es": frozenset(
+        "no nunca sin ni jamás ningún ninguna ninguno nadie nada prohibido prohibida prohibidos prohibidas".split()
+    ),
+    "fr": frozenset("ne pas jamais sans aucun aucune ni personne rien interdit interdite interdits interdites".split()),
     "de": frozenset("nicht nie niemals kein keine keinen keinem keiner keines ohne weder verboten untersagt".split()),
 }
 # Condition cues: what opens an exception, a condition or a scope ("unless", "only if", "salvo").

@@ -56,6 +56,8 @@ def _atoms(text: str, low: str, reading: Reading) -> tuple[list[Constraint], byt
             if taken.find(1, m.start() + shift, m.end() + shift) == -1:
                 _claim(build(m, view.text, reading), shift, taken, text, found)
     found.sort(key=lambda c: c.start)
+    keys = _keys(found, text)
+    found = [c for c in found if c.start not in keys] if keys else found
     return _tolerances(_dimensions(_joined_durations(found, text), text), text), taken
 
 
@@ -103,6 +105,16 @@ def _dimensions(found: list[Constraint], text: str) -> list[Constraint]:
         if value is not None:
             out[i - 1] = Constraint("unit", f"unit:{value}", number.text, number.start, number.end)
     return out
+
+
+# A key names the value after it and is no identifier, digits or not (docs/constraints.md, Structure):
+# ``"days_8_14": 45``, ``max_rh_change_per_24h: 5 %``.
+_KEY_MARK = re.compile(r"[\"']?[ \t]*[:=][ \t]*[\"'{\[\d-]")
+
+
+def _keys(found: list[Constraint], text: str) -> set[int]:
+    """The starts of the identifiers in ``found`` written with an underscore as a key before its value."""
+    return {c.start for c in found if c.cls == "id" and "_" in c.text and _KEY_MARK.match(text, c.end)}
 
 
 # "50% ± 5%", "20 °C ± 2 °C", "1.20 mm ±0.05": a value with a tolerance states the range it allows.

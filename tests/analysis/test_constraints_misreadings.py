@@ -135,3 +135,17 @@ def test_a_clock_before_a_colon_ending_a_label_is_a_clock():
     down = "Closed 23:00 to 05:15: use platform 2."
     assert "time:05:15" in stored_tokens(down)
     assert lost(up, down) == []
+
+
+def test_an_underscored_key_with_digits_is_a_field_name_not_an_identifier():
+    """``"weeks_1_4": 120`` names its value; a rewrite that states the value in prose has lost nothing."""
+    up = '{"dose_mg": {"weeks_1_4": 120, "week_5_on": 80}, "release": "rel_2026_03"}'
+    assert "id:rel_2026_03" in stored_tokens(up)
+    assert lost(up, "Give 120 mg in weeks 1 to 4 and 80 mg from week 5 (release rel_2026_03).") == []
+
+
+def test_every_gender_and_number_of_a_prohibition_word_is_a_negation():
+    """``interdites``, ``prohibidas``: a translated prohibition in the feminine plural keeps the count of negations."""
+    up = "Drinks are not allowed in the rooms."
+    assert lost(up, "Les boissons sont interdites dans les chambres.") == []
+    assert lost(up, "Las bebidas están prohibidas en las habitaciones.") == []
