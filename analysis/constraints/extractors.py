@@ -361,7 +361,7 @@ def _is_list_marker(text: str, start: int, end: int) -> bool:
 
 
 _SHARED_ZONE = re.compile(
-    r"(?:[ \t]*(?:[-–—,/]|to|and|or|until|bis|und|et|y)[ \t]*\d{1,2}(?:[:h]\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?)*"
+    r"(?:[ \t]*(?:[-–—,/]|to|and|or|until|bis|und|et|y|a|à)[ \t]*\d{1,2}(?:[:h]\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?)*"
     rf"[ \t]?(?:Uhr[ \t])?\(?(?P<tz>{TIME_ZONES})(?![\w])"
 )
 _NUMBER_PART = trie_pattern([*NUMBER_WORDS, *NUMBER_JOINERS])

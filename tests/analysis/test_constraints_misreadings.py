@@ -149,3 +149,10 @@ def test_every_gender_and_number_of_a_prohibition_word_is_a_negation():
     up = "Drinks are not allowed in the rooms."
     assert lost(up, "Les boissons sont interdites dans les chambres.") == []
     assert lost(up, "Las bebidas están prohibidas en las habitaciones.") == []
+
+
+def test_a_spanish_or_french_range_of_clocks_shares_its_zone():
+    """``de 06:00 a 14:00 UTC`` and ``de 6 h à 14 h UTC``: both clocks are UTC, as ``06:00–14:00 UTC`` is."""
+    up = "The hotline is staffed 06:00-14:00 UTC."
+    assert lost(up, "La línea está atendida de 06:00 a 14:00 UTC.") == []
+    assert lost(up, "La ligne est assurée de 6 h à 14 h UTC.") == []
