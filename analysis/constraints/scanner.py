@@ -58,6 +58,8 @@ def _atoms(text: str, low: str, reading: Reading) -> tuple[list[Constraint], byt
     found.sort(key=lambda c: c.start)
     keys = _keys(found, text)
     found = [c for c in found if c.start not in keys] if keys else found
+    if "one" in low or "un" in low or "ein" in low:
+        found = _counted_ones(found, text, low, taken)
     return _tolerances(_dimensions(_joined_durations(found, text), text), text), taken
 
 
@@ -105,6 +107,26 @@ def _dimensions(found: list[Constraint], text: str) -> list[Constraint]:
         if value is not None:
             out[i - 1] = Constraint("unit", f"unit:{value}", number.text, number.start, number.end)
     return out
+
+
+# "at most one replica", "a hop limit of one": after a bound's cue "one" counts (elsewhere it is as
+# often an article or a pronoun, and is read only inside a longer number or before a unit).
+_COUNTED_ONE = re.compile(
+    r"(?<![\w-])(?:at most|at least|no more than|not more than|more than|no fewer than|fewer than|less than|up to"
+    r"|maximum(?: of)?|minimum(?: of)?|max\.?|min\.?|limit of|exactly|au moins|au plus|al menos|como máximo"
+    r"|como mínimo|mindestens|höchstens)[ \t]+(one|une?|un[oa]|ein(?:e[nmr]?)?)(?![\w-])"
+)
+
+
+def _counted_ones(found: list[Constraint], text: str, low: str, taken: bytearray) -> list[Constraint]:
+    """``found`` with each "one" after a bound's cue as the number 1 (where no atom has its span)."""
+    ones = []
+    for m in _COUNTED_ONE.finditer(low):
+        start, end = m.span(1)
+        if taken.find(1, start, end) == -1:
+            taken[start:end] = b"\x01" * (end - start)
+            ones.append(Constraint("number", "number:1", text[start:end], start, end))
+    return sorted(found + ones, key=lambda c: c.start) if ones else found
 
 
 # A key names the value after it and is no identifier, digits or not (docs/constraints.md, Structure):

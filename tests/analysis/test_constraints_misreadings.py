@@ -156,3 +156,11 @@ def test_a_spanish_or_french_range_of_clocks_shares_its_zone():
     up = "The hotline is staffed 06:00-14:00 UTC."
     assert lost(up, "La línea está atendida de 06:00 a 14:00 UTC.") == []
     assert lost(up, "La ligne est assurée de 6 h à 14 h UTC.") == []
+
+
+def test_one_after_a_bounds_cue_is_the_number_one():
+    """``no more than one standby pump`` bounds a count of 1, as ``max_standby_pumps: 1`` does."""
+    up = "max_standby_pumps: 1\nmin_operators: 1"
+    assert lost(up, "No more than one standby pump may run, with at least one operator on site.") == []
+    assert lost(up, "Au plus une pompe de secours peut tourner, avec au moins un opérateur sur place.") == []
+    assert "number:1" not in stored_tokens("One of the pumps is on standby.")
