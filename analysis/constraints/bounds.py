@@ -209,6 +209,8 @@ _PREFIX_CUES = {
         "smaller than",
         "shorter than",
         "younger than",
+        "closer than",
+        "nearer than",
         "<",
         "menos de",
         "menos del",
@@ -235,6 +237,7 @@ _POSTFIX_CUES = {
         "o más",
         "como mínimo",
         "ou plus",
+        "au moins",
         "au minimum",
         "oder mehr",
         "mindestens",
@@ -258,6 +261,7 @@ _POSTFIX_CUES = {
         "ou moins",
         "au maximum",
         "au plus tard",
+        "au plus",
         "oder weniger",
         "höchstens",
         "maximal",
@@ -276,6 +280,13 @@ _KEY = re.compile(
 _KEYED_PREFIX = re.compile(
     rf"(?<![\w])(?:({_KEY_WORDS})(?:_[a-z0-9]+)*|[a-z0-9_]*_({_KEY_WORDS})|[a-z0-9]+_({_KEY_WORDS})_\w+)\Z"
 )
+# A key that names a bound and opens an object bounds the object's first number, after any string
+# fields: ``"cap": {"currency": "EUR", "value": 25000}``, ``"fee_cap": {"pct_of_rent": 12.5}``.
+_KEY_OBJECT = re.compile(
+    rf"(?<![\w])(?:({_KEY_WORDS})[_ -]?\w*|\w+[_ ]({_KEY_WORDS})|[a-z0-9]+_({_KEY_WORDS})_\w+)\"[ \t]*:[ \t]*\{{"
+    r'(?:[ \t]*"\w+"[ \t]*:[ \t]*"[^"{}\n]*"[ \t]*,)*[ \t]*"\w+"[ \t]*:[ \t]*\Z'
+)
+_OBJECT_LOOK_BEHIND = 128
 _KEY_OPS = {
     "max": "<=",
     "maximum": "<=",
@@ -341,9 +352,19 @@ _KEY_WORD_AT = _starts_pattern(_KEY_WORDS.split("|"))
 _RANGE_CLASSES = frozenset(("number", "percent", "money", "unit"))
 _BETWEEN = re.compile(r"(?:between|entre|zwischen)[ \t]+(?:the[ \t]+)?\Z")
 _RANGE_AND = re.compile(r"[ \t]+(?:and|y|et|und)[ \t]+")
-_RANGE_TO = re.compile(r"[ \t]*[–—][ \t]*|[ \t]+(?:to|up[ \t]+to|a|à|bis|-)[ \t]+")
+_RANGE_TO = re.compile(r"[ \t]*(?:[–—]|±|\+/-|\+-)[ \t]*|[ \t]+(?:to|up[ \t]+to|a|à|bis|-)[ \t]+")
 _RANGE_HYPHEN = re.compile(r"-")  # "15-20 mg/L": only when the second end has a unit both share
 _UNIT_SPELLING = re.compile(r"[\d.,]+[ \t]?([^\d\s.,]\S*)\Z")
+# "rises from £1.74 to £1.83", "retention goes from 7 to 14 days", "and wastewater from 2 to 3": after a
+# verb of change earlier in its sentence, "from X to Y" states an old and a new value, not a range.
+_FROM = re.compile(r"(?:from|de|desde)[ \t]+\Z")
+_CHANGE_VERB = re.compile(
+    r"\b(?:ris(?:e|es|en|ing)|rose|increas\w*|rais(?:e|es|ed|ing)|gr[eo]w\w*|climb\w*|jump\w*|go(?:es|ing|ne)?|went"
+    r"|mov(?:e|es|ed|ing)|chang\w*|shift\w*|extend\w*|upgrad\w*|downgrad\w*|lower\w*|reduc\w*|cut(?:s|ting)?"
+    r"|f[ae]ll\w*|drop\w*|decreas\w*|shorten\w*|lengthen\w*|adjust\w*|revis\w*|bump\w*|lift\w*"
+    r"|sub(?:e|en|ió|ir)|aumenta\w*|baj(?:a|an|ó)|pas(?:a|an|ó)|augment\w*|baiss\w*|monte\w*|pass(?:e|ent|é))\b"
+)
+_SENTENCE_START = re.compile(r".*(?:[;!?\n]|\.(?!\d))", re.DOTALL)
 
 
 def find_ranges(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constraint]:
@@ -361,9 +382,21 @@ def find_ranges(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constr
         low_end = _low_end(a, b) if joined else None
         if low_end is None or _is_year(a) or _is_year(b) or not _ascending(low_end, b.token):
             continue  # "from 40 mg to 20 mg" is a change, not a range
+        if not between and _changes(low, a.start):
+            continue  # "rises from 40 mg to 60 mg" is a change too
         start = a.start - (16 - _BETWEEN.search(low, max(0, a.start - 16), a.start).start()) if between else a.start
         yield Constraint("comparison", f"comparison:>= {low_end}", text[start : b.end], start, b.end)
         yield Constraint("comparison", f"comparison:<= {b.token}", text[start : b.end], start, b.end)
+
+
+def _changes(low: str, start: int) -> bool:
+    """Whether the value at ``start`` follows ``from`` after a verb of change earlier in its sentence."""
+    opener = _FROM.search(low, max(0, start - 8), start)
+    if opener is None:
+        return False
+    lo = max(0, opener.start() - 160)
+    head = _SENTENCE_START.match(low, lo, opener.start())
+    return _CHANGE_VERB.search(low, head.end() if head else lo, opener.start()) is not None
 
 
 def _ascending(low: str, high: str) -> bool:
@@ -419,18 +452,26 @@ def find_bounds(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constr
     )
     before_postfix = _reaching(postfix_at, [atom.end for atom in bounded], low)
     keyed = {i for i, atom in enumerate(bounded) if atom.text[:1] == "_"}
-    for i in sorted(after_prefix | after_key | before_postfix | keyed):
+    # A value right after a key's colon may sit in an object a bound key opened ("cap": {"value": 25000}).
+    after_colon = {i for i, atom in enumerate(bounded) if low[atom.start - 2 : atom.start].strip()[-1:] == ":"}
+    for i in sorted(after_prefix | after_key | before_postfix | keyed | after_colon):
         atom = bounded[i]
         # Searched in place (not in a slice), so the look-behinds see the text before the window.
         window = max(0, atom.start - _LOOK_BEHIND), atom.start
         m = _PREFIX.search(low, *window) if i in after_prefix else None
         if m is not None:
+            if (named := _named_limit(m, atom, low)) is not None:  # "below the 85% minimum": the minimum's bound
+                yield _bound(named, atom, m.start(1), atom.end + len(_NOUN_AFTER.match(low, atom.end).group()), text)
+                continue
             op, start = _prefix_op(_cue(m.group(1)), m.start(1), low)
             yield _bound(_lead_op(op, atom, low), atom, start, atom.end, text)
             continue
         key = _KEY.search(low, *window) if i in after_key else None
         if key is None and i in keyed:  # a keyed quantity, "return_within_days": 7
             key = _KEYED_PREFIX.search(low, *window)
+        wide = max(0, atom.start - _OBJECT_LOOK_BEHIND), atom.start
+        if key is None and low[atom.start - 2 : atom.start].strip()[-1:] == ":" and _any_in(words, *wide):
+            key = _KEY_OBJECT.search(low, *wide)
         if key is not None:
             yield _bound(_KEY_OPS[key.group(1) or key.group(2) or key.group(3)], atom, atom.start, atom.end, text)
             continue
@@ -438,6 +479,12 @@ def find_bounds(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constr
         if m is not None:
             op = _POSTFIX_OPS[_cue(m.group(1))]
             yield _bound(op, atom, atom.start, m.end(), text)
+
+
+def _any_in(starts: list[int], lo: int, hi: int) -> bool:
+    """Whether one of the sorted ``starts`` is in ``[lo, hi)``."""
+    i = bisect_left(starts, lo)
+    return i < len(starts) and starts[i] < hi
 
 
 def _reached_from(cue_at: list[int], starts: list[int]) -> set[int]:
@@ -458,6 +505,21 @@ def _reaching(cue_at: list[int], ends: list[int], low: str) -> set[int]:
         for cue in cue_at
         for j in range(bisect_left(ordered, low.rfind("\n", 0, cue) + 1), bisect_right(ordered, cue))
     }
+
+
+# "below the 85% minimum", "over the 40 kg limit": a value after "the" and before a bound noun is that
+# limit, which the cue measures something else against; the bound is the noun's.
+_THE_BEFORE = re.compile(r"the[ \t]+\Z")
+_NOUN_AFTER = re.compile(r"[ \t-]+([a-z]+)")
+_LIMIT_NOUNS = {"minimum": ">=", "floor": ">=", "maximum": "<=", "limit": "<=", "cap": "<=", "ceiling": "<="}
+
+
+def _named_limit(m: re.Match[str], atom: Constraint, low: str) -> str | None:
+    """The operator of the limit ``atom`` names after the prefix cue of ``m`` ("below the 85% minimum": ``>=``), or None."""
+    if not _THE_BEFORE.search(low, m.end(1), atom.start):
+        return None
+    noun = _NOUN_AFTER.match(low, atom.end)
+    return _LIMIT_NOUNS.get(noun.group(1)) if noun else None
 
 
 # "no later than 24 hours before the cut-off" is "at least 24 hours before" it: a deadline cue on a

@@ -16,7 +16,7 @@ from decimal import Decimal
 
 from handoff.analysis.constraints import worded
 from handoff.analysis.constraints.numerals import SCIENTIFIC, needs_scientific, parse_number, plain_number, scientific
-from handoff.analysis.constraints.quantities import PINT_UNITS, canonical_quantity
+from handoff.analysis.constraints.quantities import PINT_UNITS, canonical_quantity, minutes_key
 from handoff.analysis.constraints.reading import Reading
 from handoff.analysis.constraints.tokens import Found, make_found
 from handoff.analysis.constraints.vocabulary import (
@@ -299,8 +299,8 @@ def _bare_number(num: str, start: int, end: int, text: str, reading: Reading) ->
 def _keyed_quantity(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     """``"timeout_minutes": 30``, ``terminationGracePeriodSeconds: 45``: a value whose key names its unit."""
     amount = parse_number(m["num"], reading.decimal_comma)
-    if amount is None:
-        return []
+    if amount is None or (m["kunit"].lower() == "min" and not minutes_key(text, m.start())):
+        return []  # "replicas_min": a minimum, read by the bounds
     unit = m["kunit"].lower()
     if unit in ("pct", "percent"):
         return [make_found("percent", plain_number(amount), m.start(), m.end())]
@@ -357,7 +357,7 @@ def _is_list_marker(text: str, start: int, end: int) -> bool:
 
 
 _SHARED_ZONE = re.compile(
-    r"(?:[ \t]*(?:[-–—,/]|to|and|or|until|bis|und|et|y)[ \t]*\d{1,2}(?:[:h]\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?)*"
+    r"(?:[ \t]*(?:[-–—,/]|to|and|or|until|bis|und|et|y|a|à)[ \t]*\d{1,2}(?:[:h]\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?)*"
     rf"[ \t]?(?:Uhr[ \t])?\(?(?P<tz>{TIME_ZONES})(?![\w])"
 )
 _ATTACHED_DURATIONS = {"m": "min", "d": "day"}
@@ -385,7 +385,7 @@ _HEADING_TITLE = re.compile(r"[ \t]+[^\W\d_]")
 _LABEL_BEFORE = re.compile(r"(?:^|[:;,.] |\n)$")
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 _HYPHENATED_ID = re.compile(r"(?<![\w-])(?=[a-z0-9-]*\d)[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])")
-_CLAUSE_MORE = re.compile(rf"\s*(?:,|and|or|to|through|&|–|-)\s*(?P<ref>{CLAUSE_REF})")
+_CLAUSE_MORE = re.compile(rf"\s*(?:,|and|or|to|through|y|et|und|&|–|-)\s*(?P<ref>{CLAUSE_REF})")
 
 _DOT_GROUPED = re.compile(r"\d{1,3}(?:\.\d{3})+")
 
@@ -409,8 +409,9 @@ _CLAUSE_WORDS = Gate(("article", "art.", "schedule", "annex", "appendi", "exhibi
 # The keyword's first character is matched on its own (one class for both kinds) so `re` can
 # skip ahead to candidates; the rest of a word is matched case-insensitively.
 _CLAUSE_KEYWORD = re.compile(
-    r"(?P<kw>[§¶CcSsPpAaEe](?:(?<=[§¶])[§¶]?|(?<=[CcSsPpAaEe])(?<![\w][CcSsPpAaEe])(?i:lauses?|ls?\.|ections?"
-    r"|ecs?\.|aragraphs?|aras?\.?|rticles?|rts?\.|chedules?|nnex(?:es)?|ppendix|ppendices|xhibits?)(?![A-Za-z])))"
+    r"(?P<kw>[§¶CcSsPpAaEeKk](?:(?<=[§¶])[§¶]?|(?<=[CcSsPpAaEeKk])(?<![\w][CcSsPpAaEeKk])(?i:lauses?|ls?\.|ections?"
+    r"|ecs?\.|aragraphs?|aras?\.?|lausel|láusulas?|rticles?|rts?\.|rtículos?|rtikel|chedules?|nnexe?s?|nexos?|nhang"
+    r"|ppendix|ppendices|xhibits?)(?![A-Za-z])))"
     rf"\s*(?P<ref>{CLAUSE_REF})"
 )
 
@@ -494,7 +495,7 @@ def _id_extractors(num: str) -> tuple[Extractor, ...]:
         (
             re.compile(
                 r"(?:(?<=[a-z0-9])(?:_|(?<=[a-z])(?=[A-Z]))|(?<=[\"'])(?=[a-z]{2,}[\"']:))"
-                r"(?P<kunit>ms|(?i:(?:business|working)_days|seconds|secs|minutes|mins|hours|hrs|days|weeks|months|years)"
+                r"(?P<kunit>ms|(?i:(?:business|working)_days|seconds|secs|minutes|mins|min|hours|hrs|days|weeks|months|years)"
                 r"|kg|km|mm|cm|mph|kph|kmh|kpa|psi|bar|mb|gb|pct|percent"
                 r"|(?<!per_)(?<!mg_)(?<!ug_)(?<!kg_)(?<!km_)(?<!ml_)[mgtsh])"  # max_train_length_m, not mic_mg_l or km_h
                 r"[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?"
@@ -555,7 +556,7 @@ def _extractors(num: str, amount: str) -> tuple[Extractor, ...]:
                 r"(?P<h>\d(?<![A-SU-Za-z0-9_:.]\d)\d?)(?:(?P<hsep>:|h|[ \t]h[ \t])(?P<mi>[0-5]\d)(?!\d|\.\d|[ \t]?(?:min|sec|s\b))"
                 r"(?::(?P<s>[0-5]\d)(?:\.\d+)?)?"
                 r"(?:\s?(?P<ap>[AaPp])\.?[Mm]\.?(?![\w]))?|\s?(?P<ap2>[AaPp])\.?[Mm]\.?(?![\w]))"
-                rf"(?:\s?(?:Uhr\s)?(?P<tz>{TIME_ZONES})(?![\w]))?(?![\w:])"
+                rf"(?:\s?(?:Uhr\s)?(?P<tz>{TIME_ZONES})(?![\w]))?(?![\w]|:\w)"
             ),
             _time,
             _DIGITS,

@@ -42,7 +42,7 @@ _QUOTE_MARKS = " \t>"
 _HEADER_WORDS = ("Date", "Sent", "Gesendet", "Datum", "Envoy", "Enviado", "Fecha")
 _ATTRIBUTION_WORDS = ("wrote", "schrieb", "écrit", "escribió")
 _VOID_WORDS = (
-    "not", "instead of", "rather than", "in place of", "originally", "formerly", "supersed", "replaces",
+    "not", "instead of", "rather than", "in place of", "originally", "formerly", "supersed", "replac",
     "corrected from", "no longer", "withdrawn", "cancel", "void", "obsolete",
 )  # fmt: skip
 # Values the text itself marks as no longer in force: the marker, then the rest of its clause
@@ -50,7 +50,7 @@ _VOID_WORDS = (
 # or the clause up to a marker after the value ("v2's price of $4.10 is withdrawn").
 _VOID_BEFORE = re.compile(
     r"(?:\(|,\s)not(?: the)?(?=\s+(?:[A-Z]{3}\s?)?[$€£¥]?\d)"  # a correction: "(not the EUR 19.210,50 …", ", not $6,400"
-    r"|(?<![\w-])(?i:instead of|rather than|in place of|originally|formerly|supersedes|replaces|corrected from"
+    r"|(?<![\w-])(?i:instead of|rather than|in place of|originally|formerly|supersedes|replaces|replacing|corrected from"
     r")(?![\w-])"
     # "no longer 30 days" retires the value after it; "no longer than 320 m" is a bound and
     # "must no longer be used after 1 May" a prohibition: neither voids what follows.
@@ -59,6 +59,17 @@ _VOID_BEFORE = re.compile(
 _VOID_AFTER = re.compile(
     r"(?<![\w-])(?i:(?:is |was |has been |are |were )?(?:withdrawn|superseded|cancell?ed|void|obsolete)"
     r"|no longer appl(?:ies|icable))(?![\w-])"
+)
+# "replaces Schedule 3, section 2.1": what a text replaces by reference is named, not superseded.
+_REFERENCE_AFTER = re.compile(
+    r"\s+(?:the\s+)?(?:[§¶]|(?i:clauses?|cl\.|sections?|schedules?|articles?|art\.|annex\w*|appendi\w*|exhibits?"
+    r"|paragraphs?)\s)"
+)
+# "any unit reading below 180 bar is withdrawn": a bound before the marker says which things are
+# withdrawn, so its value is a condition, not the withdrawn value.
+_CONDITION_VALUE = re.compile(
+    r"(?<![\w-])(?i:below|under|above|over|exceeding|more than|less than|fewer than|at least|at most|older than"
+    r"|younger than)\s+(?:the\s+)?[^\s\d]{0,4}\d"
 )
 _CLAUSE_END = re.compile(r"[;)\]\n|]|[.,:](?!\d)")
 _CLAUSE_START = re.compile(r"[;(\[\n|]|[.,:](?!\d)")
@@ -112,11 +123,14 @@ def void_spans(text: str, low: str | None = None) -> list[tuple[int, int]]:
     if not any(word in low for word in _VOID_WORDS):
         return spans
     for m in _VOID_BEFORE.finditer(text):
+        if _REFERENCE_AFTER.match(text, m.end()):
+            continue
         end = _CLAUSE_END.search(text, m.end())
         spans.append((m.start(), end.start() if end else len(text)))
     for m in _VOID_AFTER.finditer(text):
         start = max((b.end() for b in _CLAUSE_START.finditer(text, max(0, m.start() - 200), m.start())), default=0)
-        spans.append((start, m.end()))
+        if not _CONDITION_VALUE.search(text, start, m.start()):
+            spans.append((start, m.end()))
     return spans
 
 

@@ -37,8 +37,10 @@ _NEGATION_CUES = {
         "not never no cannot without nor none neither nobody nothing false rather instead "
         "prohibited forbidden banned barred disallowed off-limits".split()
     ),
-    "es": frozenset("no nunca sin ni jamás ningún ninguna ninguno nadie nada prohibido prohibida".split()),
-    "fr": frozenset("ne pas jamais sans aucun aucune ni personne rien interdit interdite interdits".split()),
+    "es": frozenset(
+        "no nunca sin ni jamás ningún ninguna ninguno nadie nada prohibido prohibida prohibidos prohibidas".split()
+    ),
+    "fr": frozenset("ne pas jamais sans aucun aucune ni personne rien interdit interdite interdits interdites".split()),
     "de": frozenset("nicht nie niemals kein keine keinen keinem keiner keines ohne weder verboten untersagt".split()),
 }
 # Condition cues: what opens an exception, a condition or a scope ("unless", "only if", "salvo").
@@ -260,7 +262,7 @@ def _clause_words(clause: str) -> tuple[str, ...]:
     """The lower-cased words of one clause."""
     words = _CLAUSE_WORDS.get(clause)
     if words is None:
-        words = tuple(word.lower().strip("'’-") for word in _WORD.findall(clause))
+        words = tuple(_words(clause))
         if len(clause) <= _CLAUSE_CACHE_CHARS:
             _remember(_CLAUSE_WORDS, clause, words)
     return words
@@ -301,6 +303,17 @@ def _clause_terms(
     if sum(map(len, clause)) <= _CLAUSE_CACHE_CHARS:
         _remember(_CLAUSE_TERMS, (lang, clause), found)
     return found
+
+
+# French elisions are two words: "jusqu'au" is "jusqu" (a condition) and "au", "l'accord" is "l" and "accord".
+_ELISION = re.compile(r"^(c|d|j|l|m|n|s|t|qu|jusqu|lorsqu|puisqu|quoiqu|presqu)['’](?=[^\W\d_])")
+
+
+def _words(text: str) -> list[str]:
+    words = [m.group().lower().strip("'’-") for m in _WORD.finditer(text)]
+    if "'" not in text and "’" not in text:
+        return words
+    return [part for word in words for part in _ELISION.sub(r"\1 ", word).split()]
 
 
 def find_terms(text: str) -> Terms:

@@ -140,6 +140,13 @@ def _is_denominator(written: str, words: list[str]) -> bool:
     return not any(word in ARTICLES for word in words) and written.islower() and not any(c.isdigit() for c in written)
 
 
+def _quantity_after(text: str, pos: int, atoms_at: dict[int, Constraint]) -> bool:
+    """Whether a quantity or percentage follows ``pos``: ``per 500 g``, ``per 0.1 pp`` is a rate's unit, not a basis."""
+    gap = _GAP.match(text, pos)
+    atom = atoms_at.get(gap.end() if gap else pos)
+    return atom is not None and atom.cls in ("unit", "percent")
+
+
 def _head(m: re.Match[str]) -> tuple[str, str]:
     """The class and canonical trigger of a phrase match: ``"can't"`` -> ``("negation", "not")``."""
     raw = m[1] if m[1].isalpha() else " ".join(m[1].split())
@@ -179,6 +186,8 @@ def find_phrases(text: str, low: str, atoms: list[Constraint], taken: bytearray)
         if words:
             cls, head = _head(m)
             covered = m.end()
-            if head == "per" and _is_denominator(text[m.end() : end], words):
+            if head == "per" and (
+                _is_denominator(text[m.end() : end], words) or _quantity_after(text, m.end(), atoms_at)
+            ):
                 continue
             yield Constraint(cls, f"{cls}:{head} {' '.join(words)}", text[start:end], start, end)

@@ -16,6 +16,7 @@ keep their noun.
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from functools import cache
 from typing import Any
@@ -62,16 +63,27 @@ for _unit, *_spellings in (
     ("year", "yr", "yrs", "year", "years", "Jahr", "Jahre", "Jahren", "año", "años", "ans"),
     ("microgram", "µg", "mcg", "microgram", "micrograms"),
     ("milligram", "mg", "milligram", "milligrams"),
-    ("gram", "g", "gram", "grams", "Gramm"),
-    ("kilogram", "kg", "kilogram", "kilograms", "kilos", "Kilogramm"),
-    ("metric_ton", "t", "tonne", "tonnes", "metric ton", "metric tons"),
+    ("gram", "g", "gram", "grams", "Gramm", "gramos", "grammes"),
+    ("kilogram", "kg", "kilogram", "kilograms", "kilos", "Kilogramm", "kilogramos", "kilogrammes"),
+    ("metric_ton", "t", "tonne", "tonnes", "metric ton", "metric tons", "Tonnen", "toneladas"),
     ("pound", "lb", "lbs", "pound", "pounds"),
     ("ounce", "oz", "ounce", "ounces"),
     ("micrometer", "µm", "μm", "micrometer", "micrometers", "micrometre", "micrometres", "micron", "microns"),
-    ("millimeter", "mm", "millimeter", "millimeters", "millimetre", "millimetres"),
-    ("centimeter", "cm", "centimeter", "centimeters", "centimetre", "centimetres"),
-    ("meter", "m", "meter", "meters", "metre", "metres"),
-    ("kilometer", "km", "kilometer", "kilometers", "kilometre", "kilometres"),
+    ("millimeter", "mm", "millimeter", "millimeters", "millimetre", "millimetres", "millimètres", "milímetros"),
+    ("centimeter", "cm", "centimeter", "centimeters", "centimetre", "centimetres", "centimètres", "centímetros"),
+    ("meter", "m", "meter", "meters", "metre", "metres", "Meter", "Metern", "mètres", "metros"),
+    (
+        "kilometer",
+        "km",
+        "kilometer",
+        "kilometers",
+        "kilometre",
+        "kilometres",
+        "Kilometer",
+        "Kilometern",
+        "kilomètres",
+        "kilómetros",
+    ),
     ("inch", "in", "inch", "inches"),
     ("foot ** 2", "sq ft", "sq. ft.", "sqft", "square feet", "square foot", "RSF"),
     ("meter ** 2", "m²", "sq m", "square meters", "square metres", "Quadratmeter"),
@@ -81,7 +93,7 @@ for _unit, *_spellings in (
     ("mile", "mi", "mile", "miles"),
     ("milliliter", "ml", "mL", "milliliter", "milliliters", "millilitre", "millilitres"),
     ("centiliter", "cl", "cL", "centiliter", "centiliters", "centilitre", "centilitres"),
-    ("liter", "l", "L", "liter", "liters", "litre", "litres"),
+    ("liter", "l", "L", "liter", "liters", "litre", "litres", "Liter", "Litern", "litros"),
     ("gallon", "gal", "gallon", "gallons"),
     ("degree_Celsius", "°C", "ºC", "degC"),
     ("degree_Fahrenheit", "°F", "ºF", "degF"),
@@ -242,3 +254,25 @@ def written_values(value: str) -> frozenset[Decimal]:
 def plain_decimal(value: Decimal) -> Decimal:
     """``value`` at three significant digits, normalized: 2.3333 -> 2.33, 250.0 -> 250."""
     return Decimal(_round(float(value)))
+
+
+# A key ending in "_min" counts minutes when its other words name a stretch of time
+# ("downtime_min", "max_monthly_downtime_min", "retry_delay_min"), and states a minimum otherwise
+# ("replicas_min", "temp_min"): a minimum of downtime, delay or maintenance is no limit anyone sets.
+_TIME_KEY_WORDS = frozenset(
+    (
+        "duration", "delay", "timeout", "interval", "wait", "waiting", "window", "outage", "maintenance",
+        "latency", "lag", "break", "pause", "ttl", "age", "period", "elapsed", "session", "cooldown", "backoff",
+        "grace", "travel", "drive", "commute", "shift", "slot", "lead", "response", "resolution", "restore",
+    )
+)  # fmt: skip
+_KEY_WORD = re.compile(r"[A-Z]?[a-z]+")
+_KEY_BEFORE = re.compile(r"[A-Za-z0-9_]*\Z")
+
+
+def minutes_key(text: str, end: int) -> bool:
+    """Whether the key whose ``_min`` suffix starts at ``end`` in ``text`` names a stretch of time, so
+    ``min`` is its unit (minutes), not a bound: a word of time, or a word ending in ``time``."""
+    key = _KEY_BEFORE.search(text, max(0, end - 64), end).group()
+    words = [w.lower() for w in _KEY_WORD.findall(key)]
+    return any(w in _TIME_KEY_WORDS or w.endswith("time") for w in words)

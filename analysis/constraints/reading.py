@@ -83,13 +83,38 @@ def _day_first(text: str, slashed: list[tuple[str, str]], decimal_comma: bool) -
     return decimal_comma or bool(_DOTTED_DATE.search(text)) or any(hint in text for hint in _DAY_FIRST_HINTS)
 
 
+# A number whose one mark is a dot before three digits ("1.200 kg", "100.000 m"): a thousands group in
+# a text written in Spanish, French or German when none of its spellings decides the mark.
+_DOT_GROUP = re.compile(r"\d(?<![\w.,]\d)\d{0,2}\.\d{3}(?![\d.,]|-\d)")
+_WORD = re.compile(r"[^\W\d_]+")
+_GROUPING_LANGUAGES = frozenset(("es", "fr", "de"))
+
+
+# A clause number ("article 21.3", "§ 7.2") is no decimal either.
+_CLAUSE_NUMBERS = re.compile(
+    r"(?i:§|\b(?:art(?:icle|ículo|ikel)?s?\.?|clauses?|cláusulas?|sections?|sección|paragraphs?|abschnitt|ziffer))"
+    r"[ \t]*\d{1,3}\.\d{1,2}(?![\d.,]|-\d)"
+)
+
+
+def _groups_with_dots(text: str) -> bool:
+    """Whether ``text``, whose spellings leave the decimal mark open, is in a language that groups thousands with dots."""
+    from handoff.analysis.constraints.meaning import detect_language
+
+    return detect_language(_WORD.findall(text.lower())) in _GROUPING_LANGUAGES
+
+
 def read_text(text: str) -> Reading:
     """The :class:`Reading` of ``text``: its decimal mark and its date order."""
     if not text:
         return ENGLISH
     comma_votes = len(_COMMA_VOTES.findall(text))
     point_votes = len(_POINT_VOTES.findall(text)) - len(_HEADING_NUMBERS.findall(text))
+    if point_votes > 0 and ("§" in text or "." in text):
+        point_votes = max(0, point_votes - len(_CLAUSE_NUMBERS.findall(text)))
     decimal_comma = bool(comma_votes) and comma_votes > point_votes
+    if comma_votes == max(0, point_votes) and (comma_votes or _DOT_GROUP.search(text)):
+        decimal_comma = _groups_with_dots(text)  # a tie, or nothing to go by: the text's language decides
     # without a slashed date the date order decides nothing
     slashed = _SLASH_DATE.findall(text) if "/" in text else []
     day_first = bool(slashed) and _day_first(text, slashed, decimal_comma)

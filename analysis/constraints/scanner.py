@@ -18,6 +18,7 @@ from handoff.analysis.constraints.cache import (
 )
 from handoff.analysis.constraints.extractors import extractors_for
 from handoff.analysis.constraints.layout import layout_spans
+from handoff.analysis.constraints.numerals import plain_number
 from handoff.analysis.constraints.phrases import find_phrases
 from handoff.analysis.constraints.quantities import canonical_quantity, duration_seconds, duration_value
 from handoff.analysis.constraints.reading import Reading, read_text
@@ -55,7 +56,11 @@ def _atoms(text: str, low: str, reading: Reading) -> tuple[list[Constraint], byt
             if taken.find(1, m.start() + shift, m.end() + shift) == -1:
                 _claim(build(m, view.text, reading), shift, taken, text, found)
     found.sort(key=lambda c: c.start)
-    return _dimensions(_joined_durations(found, text), text), taken
+    keys = _keys(found, text)
+    found = [c for c in found if c.start not in keys] if keys else found
+    if "one" in low or "un" in low or "ein" in low:
+        found = _counted_ones(found, text, low, taken)
+    return _tolerances(_dimensions(_joined_durations(found, text), text), text), taken
 
 
 # "2 hours 15 minutes", "14 min and 24 s": one duration written in two units.
@@ -102,6 +107,73 @@ def _dimensions(found: list[Constraint], text: str) -> list[Constraint]:
         if value is not None:
             out[i - 1] = Constraint("unit", f"unit:{value}", number.text, number.start, number.end)
     return out
+
+
+# "at most one replica", "a hop limit of one": after a bound's cue "one" counts (elsewhere it is as
+# often an article or a pronoun, and is read only inside a longer number or before a unit).
+_COUNTED_ONE = re.compile(
+    r"(?<![\w-])(?:at most|at least|no more than|not more than|more than|no fewer than|fewer than|less than|up to"
+    r"|maximum(?: of)?|minimum(?: of)?|max\.?|min\.?|limit of|exactly|au moins|au plus|al menos|como máximo"
+    r"|como mínimo|mindestens|höchstens)[ \t]+(one|une?|un[oa]|ein(?:e[nmr]?)?)(?![\w-])"
+)
+
+
+def _counted_ones(found: list[Constraint], text: str, low: str, taken: bytearray) -> list[Constraint]:
+    """``found`` with each "one" after a bound's cue as the number 1 (where no atom has its span)."""
+    ones = []
+    for m in _COUNTED_ONE.finditer(low):
+        start, end = m.span(1)
+        if taken.find(1, start, end) == -1:
+            taken[start:end] = b"\x01" * (end - start)
+            ones.append(Constraint("number", "number:1", text[start:end], start, end))
+    return sorted(found + ones, key=lambda c: c.start) if ones else found
+
+
+# A key names the value after it and is no identifier, digits or not (docs/constraints.md, Structure):
+# ``"days_8_14": 45``, ``max_rh_change_per_24h: 5 %``.
+_KEY_MARK = re.compile(r"[\"']?[ \t]*[:=][ \t]*[\"'{\[\d-]")
+
+
+def _keys(found: list[Constraint], text: str) -> set[int]:
+    """The starts of the identifiers in ``found`` written with an underscore as a key before its value."""
+    return {c.start for c in found if c.cls == "id" and "_" in c.text and _KEY_MARK.match(text, c.end)}
+
+
+# "50% ± 5%", "20 °C ± 2 °C", "1.20 mm ±0.05": a value with a tolerance states the range it allows.
+_PLUS_MINUS = re.compile(r"[ \t]*(?:±|\+/-|\+-)[ \t]*")
+_TOLERANT = frozenset(("number", "percent", "unit"))
+
+
+def _tolerances(found: list[Constraint], text: str) -> list[Constraint]:
+    """``found`` with each ``X ± Y`` made its two ends (``X-Y`` at X, ``X+Y`` at Y), which bounds read as a range."""
+    out = list(found)
+    for i in range(len(out) - 1):
+        value, tolerance = out[i], out[i + 1]
+        if value.cls not in _TOLERANT or tolerance.cls not in (value.cls, "number"):
+            continue
+        if not _PLUS_MINUS.fullmatch(text, value.end, tolerance.start):
+            continue
+        ends = _ends(value.token, tolerance.token)
+        if ends is not None:
+            out[i] = Constraint(value.cls, ends[0], value.text, value.start, value.end)
+            out[i + 1] = Constraint(value.cls, ends[1], tolerance.text, tolerance.start, tolerance.end)
+    return out
+
+
+def _ends(value: str, tolerance: str) -> tuple[str, str] | None:
+    """The tokens of ``value`` minus and plus ``tolerance`` (a bare tolerance in the value's unit)."""
+    cls, _, written = value.partition(":")
+    number, _, symbol = written.partition(" ")
+    other, _, other_symbol = tolerance.partition(":")[2].partition(" ")
+    if (other_symbol and other_symbol != symbol) or duration_seconds(written) is not None:
+        return None  # durations and counted things are not written with a tolerance
+    low, high = Decimal(number) - Decimal(other), Decimal(number) + Decimal(other)
+    if low < 0 and symbol != "°C":
+        return None
+    if cls == "unit":
+        ends = canonical_quantity(low, symbol), canonical_quantity(high, symbol)
+        return None if None in ends else (f"unit:{ends[0]}", f"unit:{ends[1]}")
+    return f"{cls}:{plain_number(low)}", f"{cls}:{plain_number(high)}"
 
 
 def _sum_durations(first: Constraint, second: Constraint, text: str) -> Decimal | None:

@@ -131,6 +131,8 @@ def _amounts(downstream: frozenset[str]) -> frozenset[Decimal]:
 
 
 _DOTTED_REF = re.compile(r"\d+(?:\.\d+)+")
+# An annex and an appendix are one word in French (annexe), Spanish (anexo) and German (Anhang).
+_ATTACHMENTS = ("annex.", "appendix.")
 
 
 def _clause_carried(ref: str, downstream: frozenset[str]) -> bool:
@@ -141,6 +143,9 @@ def _clause_carried(ref: str, downstream: frozenset[str]) -> bool:
         return True
     if any(t.startswith((f"clause:{ref}(", f"clause:{ref}.")) for t in downstream):
         return True  # a part of the clause names it: "§ 288" is carried by "Section 288(2)"
+    kind = next((k for k in _ATTACHMENTS if ref.startswith(k)), None)
+    if kind and any(f"clause:{other}{ref[len(kind) :]}" in downstream for other in _ATTACHMENTS):
+        return True  # "Appendix B" translated "Annexe B"
     return _DOTTED_REF.fullmatch(bare) is not None and f"number:{bare}" in downstream
 
 

@@ -128,9 +128,13 @@ CLAUSE_REF = (
 CLAUSE_KINDS = {
     "art": "art.",
     "article": "art.",
+    "artículo": "art.",
+    "artikel": "art.",
     "schedule": "schedule.",
     "annex": "annex.",
     "annexe": "annex.",
+    "anexo": "annex.",
+    "anhang": "annex.",
     "appendix": "appendix.",
     "appendice": "appendix.",
     "exhibit": "exhibit.",
