@@ -1,0 +1,108 @@
+"""The scrubber's fast paths find exactly what the slower forms they replaced found."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from handoff.analysis.scrub import credentials
+from handoff.analysis.scrub.windows import ascii_folded, keyword_windows
+
+_PIECES = [
+    "pass",
+    "token",
+    "key",
+    "mr",
+    "mrs",
+    "dr",
+    "tel",
+    "\n",
+    " ",
+    "x",
+    "é",
+    "ſ",
+    "\u212a",
+    "ı",
+    "İ",
+    "Σ",
+    "ß",
+    "𝔘",
+]
+
+
+def _texts(seed: int, count: int = 3000) -> list[str]:
+    rng = random.Random(seed)
+    return [
+        "".join(
+            "".join(c.upper() if rng.random() < 0.3 else c for c in rng.choice(_PIECES))
+            for _ in range(rng.randint(0, 14))
+        )
+        for _ in range(count)
+    ]
+
+
+def _find_windows(lower, keywords, before, after, text=None, line_bound=False):
+    """keyword_windows as it was: a str.find loop per keyword."""
+    spans = []
+    for keyword in keywords:
+        position = lower.find(keyword)
+        while position >= 0:
+            if text is not None and position and text[position - 1].isalpha() and not text[position].isupper():
+                position = lower.find(keyword, position + 1)
+                continue
+            end = min(len(lower), position + len(keyword) + after)
+            if line_bound:
+                line_end = lower.find("\n", position + len(keyword), end)
+                end = end if line_end < 0 else line_end
+            spans.append((max(0, position - before), end))
+            position = lower.find(keyword, position + 1)
+    spans.sort()
+    merged = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+@pytest.mark.parametrize("keywords", [("mr", "mrs", "dr"), ("tel", "key", "key"), ("ss", "s"), ()])
+def test_keyword_windows_match_a_find_loop(keywords: tuple[str, ...]) -> None:
+    """One automaton pass finds every occurrence a find loop per keyword found, overlapping ones too."""
+    for text in _texts(1, 800):
+        lower = text.lower()
+        if len(lower) != len(text):
+            continue
+        for before, after, word_start, line_bound in ((0, 3, False, False), (2, 5, True, True), (9, 0, True, False)):
+            source = text if word_start else None
+            assert keyword_windows(lower, keywords, before, after, source, line_bound) == _find_windows(
+                lower, keywords, before, after, source, line_bound
+            )
+
+
+def test_an_empty_keyword_occurs_everywhere_as_find_has_it() -> None:
+    """No cue list holds one, but an empty keyword still gives the windows a find loop gave."""
+    for text in _texts(3, 200):
+        lower = text.lower()
+        assert keyword_windows(lower, ("", "x"), 1, 2) == _find_windows(lower, ("", "x"), 1, 2)
+
+
+def test_hint_lines_match_the_case_insensitive_pattern() -> None:
+    """The credential hint lines by str.find are the lines the (?im) pattern matched, odd case folds too."""
+    for text in _texts(2):
+        assert credentials._hint_lines(text) == [m.start() for m in credentials._HINT_LINE.finditer(text)]
+
+
+def test_ascii_folded_refuses_the_letters_that_fold_oddly() -> None:
+    """Lower-case finds stand in for (?i) only where no letter folds to ASCII from outside it."""
+    assert ascii_folded("Pass Token") == "pass token"
+    assert ascii_folded("Crème brûlée Σ") == "crème brûlée σ"
+    for odd in ("ſecret", "\u212aey", "İd", "pıd"):
+        assert ascii_folded(odd) is None
+
+
+def test_keyword_windows_take_lone_surrogates() -> None:
+    """Bytes decoded with surrogateescape hold lone surrogates, which the automaton cannot encode."""
+    lower = "pass \udcff token\nmr x"
+    assert keyword_windows(lower, ("token", "mr"), 2, 3) == _find_windows(lower, ("token", "mr"), 2, 3)
