@@ -103,6 +103,14 @@ def _occurrences(lower: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]
     return found
 
 
+def holds_any(lower: str, keywords: tuple[str, ...]) -> bool:
+    """Whether any of ``keywords`` (none empty) occurs in ``lower``, in one Aho-Corasick pass."""
+    try:
+        return bool(_automaton(keywords).find_matches_as_indexes(lower))
+    except UnicodeEncodeError:  # a lone surrogate: the automaton cannot encode it
+        return any(keyword in lower for keyword in keywords)
+
+
 @functools.lru_cache(maxsize=256)
 def _automaton(keywords: tuple[str, ...]) -> ahocorasick_rs.AhoCorasick:
     # Standard match kind with overlapping matches: every occurrence of every keyword, like find loops.

@@ -106,3 +106,18 @@ def test_keyword_windows_take_lone_surrogates() -> None:
     """Bytes decoded with surrogateescape hold lone surrogates, which the automaton cannot encode."""
     lower = "pass \udcff token\nmr x"
     assert keyword_windows(lower, ("token", "mr"), 2, 3) == _find_windows(lower, ("token", "mr"), 2, 3)
+
+
+def test_street_hints_never_hide_a_street() -> None:
+    """has_street skips a slow street form only on lines without its words: same answer as running all."""
+    from handoff.analysis.scrub import addresses
+
+    rng = random.Random(4)
+    words = [*addresses._PREFIX_HINTS, *addresses._SUFFIX_HINTS, "Calle", "STRASSE", "Av.", "C/.", "ſtr.", "Rue"]
+    words += ["12", "48", "Flat 3", "Alcalá", "de", "\t", "İ", "ı", "\u212a", "Elm", "Street"]
+    for _ in range(5000):
+        line = " ".join(
+            "".join(c.upper() if rng.random() < 0.2 else c for c in rng.choice(words)) for _ in range(rng.randint(1, 7))
+        )
+        every_form = addresses._DIGIT.search(line) is not None and any(p.search(line) for p in addresses._STREETS)
+        assert addresses.has_street.__wrapped__(line) == every_form, line
