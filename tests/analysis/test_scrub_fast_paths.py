@@ -121,3 +121,24 @@ def test_street_hints_never_hide_a_street() -> None:
         )
         every_form = addresses._DIGIT.search(line) is not None and any(p.search(line) for p in addresses._STREETS)
         assert addresses.has_street.__wrapped__(line) == every_form, line
+
+
+def test_ip_recognizer_skipping_patterns_finds_what_presidio_finds() -> None:
+    """The IP recognizer skips patterns whose literal a text lacks: same results, scores, order and ids."""
+    from presidio_analyzer.predefined_recognizers import IpRecognizer
+
+    from handoff.analysis.scrub.engine import _ip_recognizer
+
+    gated, stock = _ip_recognizer(), IpRecognizer()
+    stock._id = gated.id
+    texts = [
+        "from 10.1.2.3 and 192.168.0.1/24 ok\nnext",
+        "a ::1 b fe80::1%eth0 ::ffff:10.0.0.1 c 0.0.0.0 2001:db8::/32",
+        "no address here, version 3.11.9 at 12:30",
+        "1.2.3.4 then 999.1.1.1",
+        "",
+    ]
+    for text in texts:
+        found = [(r.start, r.end, r.score, r.recognition_metadata) for r in gated.analyze(text, ["IP_ADDRESS"])]
+        expected = [(r.start, r.end, r.score, r.recognition_metadata) for r in stock.analyze(text, ["IP_ADDRESS"])]
+        assert found == expected, text
