@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from handoff.analysis.scrub.findings import Finding
 from handoff.analysis.scrub.vocabulary import U
+from handoff.analysis.scrub.windows import ascii_folded, holds_any
 
 _TYPE_WORDS = [
     "street",
@@ -121,6 +122,20 @@ _STREETS = tuple(
         r"\d(?<![\w\-.]\d)\d?-\d{1,2}-\d{1,3}[ \t]+" + U,
     )
 )
+# The prefix and suffix forms of _STREETS scan slowly (a lookbehind or a case-insensitive alternation
+# at every position: most of the time the scrubber spends on invoice lines) and cannot match a line
+# that holds none of their words. Lower-cased, for a line whose lower case finds what their cased and
+# case-insensitive forms find (see windows.ascii_folded): a necessary condition, one automaton pass.
+_PREFIX_HINTS = tuple(
+    dict.fromkeys(
+        [form.lower() for w in _PREFIX_WORDS.split("|") for form in (w, w.upper())]
+        + [f"{w}." for w in "av|avda|ul|al|jl|str|bd|c/".split("|")]
+    )
+)
+_SUFFIX_HINTS = tuple(
+    dict.fromkeys(form.lower() for w in _SUFFIXES.replace("\\.", ".").split("|") for form in (w, w.upper()))
+)
+_STREET_HINTS = (None, _PREFIX_HINTS, _PREFIX_HINTS, _SUFFIX_HINTS, None, None)  # per pattern of _STREETS
 _STRONG_POSTCODE = re.compile(
     rf"(?<![\w\-])(?:[A-Z]{{1,2}}\d[A-Z\d]?[ \t]\d[A-Z]{{2}}"  # UK
     rf"|[A-Z]{{2}}[ \t]\d{{5}}(?:-\d{{4}})?"  # US state and ZIP
@@ -260,7 +275,14 @@ def street_lines(text: str) -> set[int]:
 @functools.lru_cache(maxsize=65536)
 def has_street(line: str) -> bool:
     """Whether ``line`` holds a street and number ("Maximilianstraße 31"), so the lines below may be its address."""
-    return _DIGIT.search(line) is not None and any(pattern.search(line) for pattern in _STREETS)
+    if _DIGIT.search(line) is None:
+        return False
+    lower = ascii_folded(line)
+    return any(
+        pattern.search(line)
+        for pattern, hints in zip(_STREETS, _STREET_HINTS)
+        if hints is None or lower is None or holds_any(lower, hints)
+    )
 
 
 @functools.lru_cache(maxsize=16384)

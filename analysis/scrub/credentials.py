@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from handoff.analysis.scrub.findings import Finding
-from handoff.analysis.scrub.windows import windowed
+from handoff.analysis.scrub.windows import ascii_folded, line_starts_with, windowed
 
 _WORDS = frozenset(
     "password passwd pwd passphrase passcode pass secret secrets token auth authorization authtoken credential "
@@ -230,7 +230,8 @@ _OPENER = re.compile(
     r"^(?P<indent>[ \t]*)(?:-[ \t]+)?[\"']?(?P<key>[A-Za-z_][\w.\-]{0,59})[\"']?[ \t]*[:=][ \t]*"
     r"(?P<rest>[|>][-+]?|\{|)[ \t]*$"
 )
-_HINT_LINE = re.compile(r"(?im)^[^\n]*?(?:pass|pwd|secret|token|auth|cred|key|signature|conn|cookie|pat|dsn)[^\n]*")
+_HINT_WORDS = ("pass", "pwd", "secret", "token", "auth", "cred", "key", "signature", "conn", "cookie", "pat", "dsn")
+_HINT_LINE = re.compile(r"(?im)^[^\n]*?(?:" + "|".join(_HINT_WORDS) + r")[^\n]*")
 _SECTION = re.compile(r"^[ \t]*\[(?P<key>[A-Za-z_][\w.\- ]{0,59})\][ \t]*$")
 _CHILD = re.compile(r"^(?P<indent>[ \t]*)(?:-[ \t]+)?[\"']?(?P<key>[A-Za-z_][\w.\-]{0,59})[\"']?[ \t]*(?:=|:)[ \t]*")
 
@@ -238,8 +239,8 @@ _CHILD = re.compile(r"^(?P<indent>[ \t]*)(?:-[ \t]+)?[\"']?(?P<key>[A-Za-z_][\w.
 def credential_blocks(text: str, lines: Sequence[str], starts: Sequence[int]) -> list[Finding]:
     """Credential values on the lines after the key that names them (see the module docstring)."""
     found: list[Finding] = []
-    for hit in _HINT_LINE.finditer(text):
-        index = bisect.bisect_right(starts, hit.start()) - 1
+    for hit_start in _hint_lines(text):
+        index = bisect.bisect_right(starts, hit_start) - 1
         line = lines[index]
         name = _NAME_LINE.match(line)
         if name and credential_key(name.group("key")):
@@ -249,6 +250,15 @@ def credential_blocks(text: str, lines: Sequence[str], starts: Sequence[int]) ->
         if opener and credential_key(opener.group("key")):
             found += _nested_values(text, lines, starts, index, opener)
     return found
+
+
+def _hint_lines(text: str) -> list[int]:
+    """The start offsets of the lines ``_HINT_LINE`` matches: by ``str.find`` on the lower case where that
+    finds the same (a lazy case-insensitive scan of every line costs about 1 ms per 10 KB, the finds 0.1)."""
+    lower = ascii_folded(text)
+    if lower is None:
+        return [hit.start() for hit in _HINT_LINE.finditer(text)]
+    return line_starts_with(lower, _HINT_WORDS)
 
 
 def _paired_value(text: str, lines: Sequence[str], starts: Sequence[int], index: int, name: re.Match) -> list[Finding]:
