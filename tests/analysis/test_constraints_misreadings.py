@@ -164,3 +164,11 @@ def test_one_after_a_bounds_cue_is_the_number_one():
     assert lost(up, "No more than one standby pump may run, with at least one operator on site.") == []
     assert lost(up, "Au plus une pompe de secours peut tourner, avec au moins un opérateur sur place.") == []
     assert "number:1" not in stored_tokens("One of the pumps is on standby.")
+
+
+def test_a_unit_price_may_be_written_to_the_tenth_of_a_cent():
+    """``$2.389/gal`` and ``from £0.245 to £0.262 per kWh`` are prices to a tenth of a cent, not thousands."""
+    up = "Diesel is $2.3890 per gallon; the tariff goes from £0.2450 to £0.2620 per kWh."
+    down = "Diesel: $2.389/gal. Tariff: from £0.245 to £0.262 per kWh."
+    assert lost(up, down) == []
+    assert "money:EUR1500.00" in stored_tokens("Rent: EUR 1.500 per month.")
