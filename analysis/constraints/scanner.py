@@ -24,7 +24,7 @@ from handoff.analysis.constraints.quantities import canonical_quantity, duration
 from handoff.analysis.constraints.reading import Reading, read_text
 from handoff.analysis.constraints.tokens import Constraint, Found
 from handoff.analysis.constraints.values import either_reading_carried
-from handoff.analysis.constraints.vocabulary import UNIT_FORMS
+from handoff.analysis.constraints.vocabulary import UNIT_ALT, UNIT_FORMS
 from handoff.analysis.constraints.windows import Gate, View, fold, gate_spans
 
 
@@ -60,6 +60,8 @@ def _atoms(text: str, low: str, reading: Reading) -> tuple[list[Constraint], byt
     found = [c for c in found if c.start not in keys] if keys else found
     if "one" in low or "un" in low or "ein" in low:
         found = _counted_ones(found, text, low, taken)
+    if ")" in text:
+        found = _restated_numbers(found, text)
     return _tolerances(_dimensions(_joined_durations(found, text), text), text), taken
 
 
@@ -107,6 +109,39 @@ def _dimensions(found: list[Constraint], text: str) -> list[Constraint]:
         if value is not None:
             out[i - 1] = Constraint("unit", f"unit:{value}", number.text, number.start, number.end)
     return out
+
+
+# "five (5) years", "thirty (30) days", "30 (thirty) days": a number restated in parentheses is one number,
+# and the unit after the parenthesis is its unit.
+_RESTATED = re.compile(rf"[ \t]*\((?P<again>[^()\n]{{1,30}})\)[ \t]*(?P<unit>{UNIT_ALT})(?![\w])")
+
+
+def _restated_numbers(found: list[Constraint], text: str) -> list[Constraint]:
+    """``found`` with each ``five (5) years`` as one quantity (the parenthesis' number dropped)."""
+    out: list[Constraint] = []
+    skip_to = -1
+    for i, atom in enumerate(found):
+        if atom.start < skip_to:
+            continue
+        m = _RESTATED.match(text, atom.end) if atom.cls == "number" else None
+        again = m and next((c for c in found[i + 1 : i + 2] if c.start >= m.start("again")), None)
+        same = m and (m["again"].strip() == atom.token[7:] or (again is not None and again.token == atom.token))
+        value = _quantity(Decimal(atom.token[7:]), m["unit"]) if same else None
+        if value is None:
+            out.append(atom)
+            continue
+        out.append(Constraint("unit", f"unit:{value}", text[atom.start : m.end()], atom.start, m.end()))
+        skip_to = m.end()
+    return out
+
+
+def _quantity(amount: Decimal, spelling: str) -> str | None:
+    """The canonical value of ``amount`` of the unit written ``spelling`` (a counted thing keeps its noun)."""
+    value = canonical_quantity(amount, spelling)
+    if value is None and spelling in UNIT_FORMS:
+        singular, plural = UNIT_FORMS[spelling]
+        value = f"{plain_number(amount)} {singular if amount == 1 else plural}"
+    return value
 
 
 # "at most one replica", "a hop limit of one": after a bound's cue "one" counts (elsewhere it is as

@@ -172,3 +172,10 @@ def test_a_unit_price_may_be_written_to_the_tenth_of_a_cent():
     down = "Diesel: $2.389/gal. Tariff: from £0.245 to £0.262 per kWh."
     assert lost(up, down) == []
     assert "money:EUR1500.00" in stored_tokens("Rent: EUR 1.500 per month.")
+
+
+def test_a_number_restated_in_parentheses_is_one_number_with_the_unit_after_it():
+    """``within fourteen (14) days`` is a bound of 14 days, as ``within 14 days`` is."""
+    up = "The buyer may reject the goods within fourteen (14) days and the warranty lasts three (3) years."
+    down = "Rejection window: within 14 days. Warranty: 3 years."
+    assert lost(up, down) == [] and lost(down, up) == []
