@@ -114,6 +114,8 @@ class _Downstream:
             if not token.startswith(TERMS_CLASS + ":")
             for word in token.split(":", 1)[-1].split()
         }
+        # a phrase writes a percentage with its sign ("subject to 30%"), an atom without ("percent:30")
+        self.values.update(token[len("percent:") :] + "%" for token in self.tokens if token.startswith("percent:"))
 
     def bounds_value(self, op: str, atom: str) -> bool:
         """Whether a downstream bound with operator ``op`` states the value of ``atom`` (any class)."""

@@ -179,3 +179,10 @@ def test_a_number_restated_in_parentheses_is_one_number_with_the_unit_after_it()
     up = "The buyer may reject the goods within fourteen (14) days and the warranty lasts three (3) years."
     down = "Rejection window: within 14 days. Warranty: 3 years."
     assert lost(up, down) == [] and lost(down, up) == []
+
+
+def test_a_qualifier_made_of_a_percentage_is_carried_by_that_percentage_and_a_condition():
+    """``subject to 12% retention`` keeps its value downstream as ``12%`` with a condition: carried."""
+    up = "Each stage payment is subject to 12% retention until handover."
+    down = "Stage payments: hold back 12% unless and until handover is signed off."
+    assert lost(up, down) == []
