@@ -186,3 +186,10 @@ def test_a_qualifier_made_of_a_percentage_is_carried_by_that_percentage_and_a_co
     up = "Each stage payment is subject to 12% retention until handover."
     down = "Stage payments: hold back 12% unless and until handover is signed off."
     assert lost(up, down) == []
+
+
+def test_a_list_items_bound_cue_is_no_content_word():
+    """``- Maximum 2 pets aboard`` restated ``- No more than two animals aboard`` keeps the item's one other word."""
+    up = "Boarding rules:\n- Maximum 2 pets aboard\n- Lifejackets worn on deck\n- Check in 2 hours before sailing"
+    down = "Boarding rules:\n- No more than two animals aboard\n- Lifejackets worn on deck\n- Check in 2 hours before sailing"
+    assert [t for t in lost(up, down) if t.startswith("list_item:")] == []
