@@ -62,7 +62,7 @@ def _atoms(text: str, low: str, reading: Reading) -> tuple[list[Constraint], byt
         found = _counted_ones(found, text, low, taken)
     if ")" in text:
         found = _restated_numbers(found, text)
-    return _tolerances(_dimensions(_joined_durations(found, text), text), text), taken
+    return _day_lists(_tolerances(_dimensions(_joined_durations(found, text), text), text), text), taken
 
 
 # "2 hours 15 minutes", "14 min and 24 s": one duration written in two units.
@@ -172,6 +172,41 @@ _KEY_MARK = re.compile(r"[\"']?[ \t]*[:=][ \t]*[\"'{\[\d-]")
 def _keys(found: list[Constraint], text: str) -> set[int]:
     """The starts of the identifiers in ``found`` written with an underscore as a key before its value."""
     return {c.start for c in found if c.cls == "id" and "_" in c.text and _KEY_MARK.match(text, c.end)}
+
+
+# "20 and 21 April", "24 et 31 juillet 2026", "2. bis 5. März", "1-31 May", "3, 10 and 17 March", "March 3,
+# 10 and 17": the days of a list or range share the month (and year) written once.
+_DAY_JOINER = re.compile(
+    r"\.?(?:[ \t]*[–—-][ \t]*|,[ \t]*(?:(?:and|et|y|und)[ \t]+)?|[ \t]+(?:and|or|to|et|ou|au|y|o|al|a|und|oder|bis|&)[ \t]+)"
+)
+_DAY_TOKEN = re.compile(r"date:(\d{4}|-)-(\d\d)-(\d\d)")
+
+
+def _day_lists(found: list[Constraint], text: str) -> list[Constraint]:
+    """``found`` with each bare day of a list or range of days given the month and year of its date."""
+    out = list(found)
+    for i in range(len(out) - 1, 0, -1):  # day first: "20 and 21 April", read right to left
+        _shared_month(out, i - 1, i, text, before=True)
+    for i in range(len(out) - 1):  # month first: "March 3, 10 and 17", read left to right
+        _shared_month(out, i + 1, i, text, before=False)
+    return out
+
+
+def _shared_month(out: list[Constraint], day_at: int, date_at: int, text: str, before: bool) -> None:
+    """Make ``out[day_at]``, a bare day joined to the date ``out[date_at]``, a date of the same month."""
+    day, date = out[day_at], out[date_at]
+    m = _DAY_TOKEN.fullmatch(date.token)
+    if day.cls != "number" or m is None or not day.token[7:].isdigit() or not day.text.isdigit():
+        return
+    if not _DAY_JOINER.fullmatch(text, *((day.end, date.start) if before else (date.end, day.start))):
+        return
+    value = int(day.token[7:])
+    if not 1 <= value < 32 or (value >= int(m[3]) if before else value <= int(m[3])):
+        return  # a list or range of days goes up
+    if not before and not date.text[:1].isalpha():
+        return  # "3 March, 10 and 17" is no month first
+    token = f"date:{m[1]}-{m[2]}-{value:02d}"
+    out[day_at] = Constraint("date", token, day.text, day.start, day.end)
 
 
 # "50% ± 5%", "20 °C ± 2 °C", "1.20 mm ±0.05": a value with a tolerance states the range it allows.

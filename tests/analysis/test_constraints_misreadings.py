@@ -193,3 +193,10 @@ def test_a_list_items_bound_cue_is_no_content_word():
     up = "Boarding rules:\n- Maximum 2 pets aboard\n- Lifejackets worn on deck\n- Check in 2 hours before sailing"
     down = "Boarding rules:\n- No more than two animals aboard\n- Lifejackets worn on deck\n- Check in 2 hours before sailing"
     assert [t for t in lost(up, down) if t.startswith("list_item:")] == []
+
+
+def test_the_days_of_a_list_or_range_share_the_month_written_once():
+    """``on 6 and 13 May 2026`` states two dates, as the ISO list does; ``8–12 June`` starts on the 8th."""
+    up = '{"sessions": ["2026-05-06", "2026-05-13"], "exam_window": {"from": "2026-06-08", "to": "2026-06-12"}}'
+    down = "Sessions on 6 and 13 May 2026; the exam window is 8–12 June 2026."
+    assert lost(up, down) == [] and lost(down, up) == []
