@@ -35,6 +35,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from handoff.analysis.constraints.bounds import CUE_WORDS
 from handoff.analysis.constraints.meaning import TERMS_CLASS, Terms, parse_terms, stem_hashes
 from handoff.analysis.constraints.phrases import MORE_QUALIFIERS
 from handoff.analysis.constraints.tokens import CONSTRAINTS_VERSION, Constraint
@@ -114,6 +115,8 @@ class _Downstream:
             if not token.startswith(TERMS_CLASS + ":")
             for word in token.split(":", 1)[-1].split()
         }
+        # a phrase writes a percentage with its sign ("subject to 30%"), an atom without ("percent:30")
+        self.values.update(token[len("percent:") :] + "%" for token in self.tokens if token.startswith("percent:"))
 
     def bounds_value(self, op: str, atom: str) -> bool:
         """Whether a downstream bound with operator ``op`` states the value of ``atom`` (any class)."""
@@ -147,7 +150,8 @@ class _Downstream:
             return False
         if terms.lang != up.lang:
             return True
-        words = [word for word in token.split(":", 1)[1].split() if not _VALUE.search(word)]
+        # a bound's cue ("maximum 6 persons") is compared as the item's comparison, not as one of its words
+        words = [word for word in token.split(":", 1)[1].split() if not _VALUE.search(word) and word not in CUE_WORDS]
         stems = set(stem_hashes(words, up.lang))
         return bool(stems) and len(stems & terms.words) >= _SHARE_CARRIED * len(stems)
 

@@ -15,7 +15,14 @@ from datetime import date
 from decimal import Decimal
 
 from handoff.analysis.constraints import worded
-from handoff.analysis.constraints.numerals import SCIENTIFIC, needs_scientific, parse_number, plain_number, scientific
+from handoff.analysis.constraints.numerals import (
+    SCIENTIFIC,
+    needs_scientific,
+    parse_number,
+    plain_number,
+    scientific,
+    unit_price,
+)
 from handoff.analysis.constraints.quantities import PINT_UNITS, canonical_quantity, minutes_key
 from handoff.analysis.constraints.reading import Reading
 from handoff.analysis.constraints.tokens import Found, make_found
@@ -46,12 +53,12 @@ from handoff.analysis.constraints.vocabulary import (
 from handoff.analysis.constraints.windows import Gate
 
 
-def _money_value(raw: str, code: str, multiplier: int) -> str | None:
+def _money_value(raw: str, code: str, multiplier: int, per_unit: bool = False) -> str | None:
     """An amount in any grouping (``1,500.00``, ``1.500,00``, ``1 500``) as ``"<CODE><amount .2f>"``.
 
-    A single mark followed by three digits groups thousands: amounts are not written to the tenth of a cent.
+    A single mark followed by three digits groups thousands (amounts are not written to the tenth of a cent) but in a unit price.
     """
-    value = parse_number(raw, decimal_comma="," not in raw)
+    value = parse_number(raw, decimal_comma="," not in raw and not per_unit)
     if value is None:
         return None
     amount = value * multiplier
@@ -69,14 +76,14 @@ def _money_symbol(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     prefix = DOLLAR_PREFIX.search(text, max(start - 2, 0), start) if m["sym"] == "$" else None
     if prefix:
         start, code = prefix.start(), DOLLAR_PREFIXES[prefix.group()]
-    value = _money_value(m["num"], code, _multiplier(m))
+    value = _money_value(m["num"], code, _multiplier(m), unit_price(text, m.end(), reading.decimal_comma))
     return [make_found("money", value, start, m.end())] if value else []
 
 
 def _money_code(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     if (m.start() and text[m.start() - 1].isalnum()) or _UNIT_AFTER.match(text, m.end()):
         return []  # "INR 6 h later" is a ratio measured (a duration or dose follows), not rupees
-    value = _money_value(m["num"], m["code"], _multiplier(m))
+    value = _money_value(m["num"], m["code"], _multiplier(m), unit_price(text, m.end(), reading.decimal_comma))
     return [make_found("money", value, m.start(), m.end())] if value else []
 
 

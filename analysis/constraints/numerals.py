@@ -42,6 +42,20 @@ def parse_number(raw: str, decimal_comma: bool) -> Decimal | None:
         return None
 
 
+# A unit price is written to the tenth of a cent ("£1.742 per m³", "$3.459/gal", "from £1.742 to £1.831 per
+# m³"): its single mark before three digits is the text's decimal mark, not a thousands group. A price per
+# period ("EUR 1.500 per month") is not one.
+_UNIT_PRICE_AFTER = re.compile(
+    r"(?:[ \t]*(?:to|–|-|and)[ \t]*(?:[A-Z]{3}[ \t]?)?[$€£¥]?[\d.,]+)?[ \t]*(?:/[ \t]?|per[ \t]+)"
+    r"(?!(?:months?|mo|years?|yr|annum|weeks?|wk|days?|nights?|hours?|hr|h|quarters?|person|head)\b)[^\W\d_]"
+)
+
+
+def unit_price(text: str, end: int, decimal_comma: bool) -> bool:
+    """Whether the amount ending at ``end`` is a unit price in a text with a decimal point."""
+    return not decimal_comma and _UNIT_PRICE_AFTER.match(text, end) is not None
+
+
 def plain_number(value: Decimal) -> str:
     """``Decimal("1850.00")`` -> ``"1850"``, ``Decimal("9.50")`` -> ``"9.5"``: no exponent, no trailing zeros."""
     text = f"{value:f}"

@@ -24,7 +24,7 @@ from handoff.analysis.constraints.quantities import canonical_quantity, duration
 from handoff.analysis.constraints.reading import Reading, read_text
 from handoff.analysis.constraints.tokens import Constraint, Found
 from handoff.analysis.constraints.values import either_reading_carried
-from handoff.analysis.constraints.vocabulary import UNIT_FORMS
+from handoff.analysis.constraints.vocabulary import UNIT_ALT, UNIT_FORMS
 from handoff.analysis.constraints.windows import Gate, View, fold, gate_spans
 
 
@@ -60,7 +60,9 @@ def _atoms(text: str, low: str, reading: Reading) -> tuple[list[Constraint], byt
     found = [c for c in found if c.start not in keys] if keys else found
     if "one" in low or "un" in low or "ein" in low:
         found = _counted_ones(found, text, low, taken)
-    return _tolerances(_dimensions(_joined_durations(found, text), text), text), taken
+    if ")" in text:
+        found = _restated_numbers(found, text)
+    return _day_lists(_tolerances(_dimensions(_joined_durations(found, text), text), text), text), taken
 
 
 # "2 hours 15 minutes", "14 min and 24 s": one duration written in two units.
@@ -109,6 +111,39 @@ def _dimensions(found: list[Constraint], text: str) -> list[Constraint]:
     return out
 
 
+# "five (5) years", "thirty (30) days", "30 (thirty) days": a number restated in parentheses is one number,
+# and the unit after the parenthesis is its unit.
+_RESTATED = re.compile(rf"[ \t]*\((?P<again>[^()\n]{{1,30}})\)[ \t]*(?P<unit>{UNIT_ALT})(?![\w])")
+
+
+def _restated_numbers(found: list[Constraint], text: str) -> list[Constraint]:
+    """``found`` with each ``five (5) years`` as one quantity (the parenthesis' number dropped)."""
+    out: list[Constraint] = []
+    skip_to = -1
+    for i, atom in enumerate(found):
+        if atom.start < skip_to:
+            continue
+        m = _RESTATED.match(text, atom.end) if atom.cls == "number" else None
+        again = m and next((c for c in found[i + 1 : i + 2] if c.start >= m.start("again")), None)
+        same = m and (m["again"].strip() == atom.token[7:] or (again is not None and again.token == atom.token))
+        value = _quantity(Decimal(atom.token[7:]), m["unit"]) if same else None
+        if value is None:
+            out.append(atom)
+            continue
+        out.append(Constraint("unit", f"unit:{value}", text[atom.start : m.end()], atom.start, m.end()))
+        skip_to = m.end()
+    return out
+
+
+def _quantity(amount: Decimal, spelling: str) -> str | None:
+    """The canonical value of ``amount`` of the unit written ``spelling`` (a counted thing keeps its noun)."""
+    value = canonical_quantity(amount, spelling)
+    if value is None and spelling in UNIT_FORMS:
+        singular, plural = UNIT_FORMS[spelling]
+        value = f"{plain_number(amount)} {singular if amount == 1 else plural}"
+    return value
+
+
 # "at most one replica", "a hop limit of one": after a bound's cue "one" counts (elsewhere it is as
 # often an article or a pronoun, and is read only inside a longer number or before a unit).
 _COUNTED_ONE = re.compile(
@@ -137,6 +172,41 @@ _KEY_MARK = re.compile(r"[\"']?[ \t]*[:=][ \t]*[\"'{\[\d-]")
 def _keys(found: list[Constraint], text: str) -> set[int]:
     """The starts of the identifiers in ``found`` written with an underscore as a key before its value."""
     return {c.start for c in found if c.cls == "id" and "_" in c.text and _KEY_MARK.match(text, c.end)}
+
+
+# "20 and 21 April", "24 et 31 juillet 2026", "2. bis 5. März", "1-31 May", "3, 10 and 17 March", "March 3,
+# 10 and 17": the days of a list or range share the month (and year) written once.
+_DAY_JOINER = re.compile(
+    r"\.?(?:[ \t]*[–—-][ \t]*|,[ \t]*(?:(?:and|et|y|und)[ \t]+)?|[ \t]+(?:and|or|to|et|ou|au|y|o|al|a|und|oder|bis|&)[ \t]+)"
+)
+_DAY_TOKEN = re.compile(r"date:(\d{4}|-)-(\d\d)-(\d\d)")
+
+
+def _day_lists(found: list[Constraint], text: str) -> list[Constraint]:
+    """``found`` with each bare day of a list or range of days given the month and year of its date."""
+    out = list(found)
+    for i in range(len(out) - 1, 0, -1):  # day first: "20 and 21 April", read right to left
+        _shared_month(out, i - 1, i, text, before=True)
+    for i in range(len(out) - 1):  # month first: "March 3, 10 and 17", read left to right
+        _shared_month(out, i + 1, i, text, before=False)
+    return out
+
+
+def _shared_month(out: list[Constraint], day_at: int, date_at: int, text: str, before: bool) -> None:
+    """Make ``out[day_at]``, a bare day joined to the date ``out[date_at]``, a date of the same month."""
+    day, date = out[day_at], out[date_at]
+    m = _DAY_TOKEN.fullmatch(date.token)
+    if day.cls != "number" or m is None or not day.token[7:].isdigit() or not day.text.isdigit():
+        return
+    if not _DAY_JOINER.fullmatch(text, *((day.end, date.start) if before else (date.end, day.start))):
+        return
+    value = int(day.token[7:])
+    if not 1 <= value < 32 or (value >= int(m[3]) if before else value <= int(m[3])):
+        return  # a list or range of days goes up
+    if not before and not date.text[:1].isalpha():
+        return  # "3 March, 10 and 17" is no month first
+    token = f"date:{m[1]}-{m[2]}-{value:02d}"
+    out[day_at] = Constraint("date", token, day.text, day.start, day.end)
 
 
 # "50% ± 5%", "20 °C ± 2 °C", "1.20 mm ±0.05": a value with a tolerance states the range it allows.

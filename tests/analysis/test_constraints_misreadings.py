@@ -164,3 +164,39 @@ def test_one_after_a_bounds_cue_is_the_number_one():
     assert lost(up, "No more than one standby pump may run, with at least one operator on site.") == []
     assert lost(up, "Au plus une pompe de secours peut tourner, avec au moins un opérateur sur place.") == []
     assert "number:1" not in stored_tokens("One of the pumps is on standby.")
+
+
+def test_a_unit_price_may_be_written_to_the_tenth_of_a_cent():
+    """``$2.389/gal`` and ``from £0.245 to £0.262 per kWh`` are prices to a tenth of a cent, not thousands."""
+    up = "Diesel is $2.3890 per gallon; the tariff goes from £0.2450 to £0.2620 per kWh."
+    down = "Diesel: $2.389/gal. Tariff: from £0.245 to £0.262 per kWh."
+    assert lost(up, down) == []
+    assert "money:EUR1500.00" in stored_tokens("Rent: EUR 1.500 per month.")
+
+
+def test_a_number_restated_in_parentheses_is_one_number_with_the_unit_after_it():
+    """``within fourteen (14) days`` is a bound of 14 days, as ``within 14 days`` is."""
+    up = "The buyer may reject the goods within fourteen (14) days and the warranty lasts three (3) years."
+    down = "Rejection window: within 14 days. Warranty: 3 years."
+    assert lost(up, down) == [] and lost(down, up) == []
+
+
+def test_a_qualifier_made_of_a_percentage_is_carried_by_that_percentage_and_a_condition():
+    """``subject to 12% retention`` keeps its value downstream as ``12%`` with a condition: carried."""
+    up = "Each stage payment is subject to 12% retention until handover."
+    down = "Stage payments: hold back 12% unless and until handover is signed off."
+    assert lost(up, down) == []
+
+
+def test_a_list_items_bound_cue_is_no_content_word():
+    """``- Maximum 2 pets aboard`` restated ``- No more than two animals aboard`` keeps the item's one other word."""
+    up = "Boarding rules:\n- Maximum 2 pets aboard\n- Lifejackets worn on deck\n- Check in 2 hours before sailing"
+    down = "Boarding rules:\n- No more than two animals aboard\n- Lifejackets worn on deck\n- Check in 2 hours before sailing"
+    assert [t for t in lost(up, down) if t.startswith("list_item:")] == []
+
+
+def test_the_days_of_a_list_or_range_share_the_month_written_once():
+    """``on 6 and 13 May 2026`` states two dates, as the ISO list does; ``8–12 June`` starts on the 8th."""
+    up = '{"sessions": ["2026-05-06", "2026-05-13"], "exam_window": {"from": "2026-06-08", "to": "2026-06-12"}}'
+    down = "Sessions on 6 and 13 May 2026; the exam window is 8–12 June 2026."
+    assert lost(up, down) == [] and lost(down, up) == []
