@@ -503,8 +503,8 @@ def _id_extractors(num: str) -> tuple[Extractor, ...]:
             re.compile(
                 r"(?:(?<=[a-z0-9])(?:_|(?<=[a-z])(?=[A-Z]))|(?<=[\"'])(?=[a-z]{2,}[\"']:))"
                 r"(?P<kunit>ms|(?i:(?:business|working)_days|seconds|secs|minutes|mins|min|hours|hrs|days|weeks|months|years)"
-                r"|kg|km|mm|cm|mph|kph|kmh|kpa|psi|bar|mb|gb|pct|percent"
-                r"|(?<!per_)(?<!mg_)(?<!ug_)(?<!kg_)(?<!km_)(?<!ml_)[mgtsh])"  # max_train_length_m, not mic_mg_l or km_h
+                r"|kg|km|mm|cm|ml|mph|kph|kmh|kpa|psi|bar|mb|gb|pct|percent"
+                r"|(?<!per_)(?<!mg_)(?<!ug_)(?<!kg_)(?<!km_)(?<!ml_)[mgtshl])"  # max_train_length_m, not mic_mg_l or km_h
                 r"[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?"
                 rf"(?P<num>{num})(?![\w.:/-]|,\d)"
             ),

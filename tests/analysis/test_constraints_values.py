@@ -495,3 +495,12 @@ def test_an_hour_before_a_decimal_amount_is_no_clock_time() -> None:
     """ "rain last 1 h 21.4 mm" is an hour and an amount of rain, not 01:21; "9 h 30" and a CSV's "04:18," are times."""
     assert "time:01:21" not in extract_constraints("rain last 1 h 21.4 mm at the gauge")
     assert extract_constraints("opens at 9 h 30 sharp; x,04:18,62") == ["number:62", "time:04:18", "time:09:30"]
+
+
+def test_a_key_ending_in_a_volume_unit_gives_the_quantity() -> None:
+    """``capacity_l: 28000`` is 28,000 litres and ``dose_ml: 2.5`` 2.5 mL; ``mic_mg_l`` (mg per litre) stays a number."""
+    assert extract_constraints("capacity_l: 28000\ndose_ml: 2.5\nmic_mg_l: 4") == [
+        "number:4",
+        "unit:0.0025 L",
+        "unit:28000 L",
+    ]
