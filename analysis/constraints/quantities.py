@@ -95,6 +95,7 @@ for _unit, *_spellings in (
     ("centiliter", "cl", "cL", "centiliter", "centiliters", "centilitre", "centilitres"),
     ("liter", "l", "L", "liter", "liters", "litre", "litres", "Liter", "Litern", "litros"),
     ("gallon", "gal", "gallon", "gallons"),
+    ("meter ** 3", "m³", "cubic meter", "cubic meters", "cubic metre", "cubic metres", "Kubikmeter", "mètres cubes"),
     ("degree_Celsius", "°C", "ºC", "degC"),
     ("degree_Fahrenheit", "°F", "ºF", "degF"),
     ("newton", "N"),

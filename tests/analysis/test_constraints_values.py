@@ -504,3 +504,9 @@ def test_a_key_ending_in_a_volume_unit_gives_the_quantity() -> None:
         "unit:0.0025 L",
         "unit:28000 L",
     ]
+
+
+def test_cubic_metres_are_litres_of_the_same_volume() -> None:
+    """``28 m³`` and ``12 cubic metres`` are volumes, so a litre key's ``capacity_l: 28000`` meets ``28 m³``."""
+    assert extract_constraints("a capacity of 28 m³; 12 cubic metres") == ["unit:12000 L", "unit:28000 L"]
+    assert compare_constraints(stored_tokens("capacity_l: 28000"), stored_tokens("a capacity of 28 m³")) == []
