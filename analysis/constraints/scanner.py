@@ -102,10 +102,7 @@ def _dimensions(found: list[Constraint], text: str) -> list[Constraint]:
             continue
         written = _UNIT_AFTER_NUMBER.fullmatch(unit.text)
         spelling = written.group(1) if written else spelling
-        value = canonical_quantity(Decimal(number.token[7:]), spelling) if spelling else None
-        if value is None and spelling in UNIT_FORMS:  # counted things: "between 4 and 24 replicas"
-            singular, plural = UNIT_FORMS[spelling]
-            value = f"{number.token[7:]} {singular if number.token[7:] == '1' else plural}"
+        value = _quantity(Decimal(number.token[7:]), spelling) if spelling else None  # "4 and 24 replicas" too
         if value is not None:
             out[i - 1] = Constraint("unit", f"unit:{value}", number.text, number.start, number.end)
     return out

@@ -138,13 +138,7 @@ def _handle_names(gaz: Gazetteer, handle: str) -> bool:
 
 def _full(gaz: Gazetteer, word: str) -> bool:
     """Whether ``word`` is a given name and a surname run together ("brandonsmith", "heikkikorhonen")."""
-    return any(
-        word[:i] in gaz.given
-        and word[i:] in gaz.surnames
-        and not gaz.is_common(word[:i])
-        and not gaz.is_common(word[i:])
-        for i in range(3, len(word) - 2)
-    )
+    return _two_names(gaz, word, gaz.given, 3)
 
 
 def _surnames(gaz: Gazetteer, rest: str) -> bool:
@@ -152,10 +146,13 @@ def _surnames(gaz: Gazetteer, rest: str) -> bool:
     as Spanish and Portuguese double surnames are ("garciaperez")."""
     if rest in gaz.surnames:
         return rest not in gaz.ambiguous
+    return _two_names(gaz, rest, gaz.surnames, 4)
+
+
+def _two_names(gaz: Gazetteer, word: str, first: frozenset[str], shortest: int) -> bool:
+    """Whether ``word`` splits into a name of ``first`` and a surname, each at least ``shortest`` letters and
+    neither an English word."""
     return any(
-        rest[:i] in gaz.surnames
-        and rest[i:] in gaz.surnames
-        and not gaz.is_common(rest[:i])
-        and not gaz.is_common(rest[i:])
-        for i in range(4, len(rest) - 3)
+        word[:i] in first and word[i:] in gaz.surnames and not gaz.is_common(word[:i]) and not gaz.is_common(word[i:])
+        for i in range(shortest, len(word) - shortest + 1)
     )

@@ -439,10 +439,15 @@ def _listed_names(text: str, offset: int, value: str) -> Iterator[Finding]:
         start = item.start() + (joiner.end() if joiner else 0)
         for part in re.split(r"[ \t]+(?:and|&)[ \t]+", value[start : item.end()]):
             span = name_span(part, strong=True)
-            words = re.split(r"[\s\-]+", part[span[0] : span[1]]) if span else ()
-            if span is not None and not all(english_word(w) for w in words if w):  # "Vice-President": a role
-                at = offset + start + value[start : item.end()].find(part)
-                yield _span_finding(text, at + span[0], at + span[1], "NameFieldRecognizer")
+            if span is None or _role_title(part[span[0] : span[1]]):
+                continue
+            at = offset + start + value[start : item.end()].find(part)
+            yield _span_finding(text, at + span[0], at + span[1], "NameFieldRecognizer")
+
+
+def _role_title(phrase: str) -> bool:
+    """Whether every word of ``phrase`` is an English word ("Vice-President"), so it names a role."""
+    return all(english_word(w) for w in re.split(r"[\s\-]+", phrase) if w)
 
 
 def _finding(entity: str, match: re.Match[str], group: int, score: float, recognizer: str) -> Finding:

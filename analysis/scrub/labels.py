@@ -24,10 +24,9 @@ def _labels(entity: str, strong: bool, words: str) -> dict[str, Label]:
 # Labels of a list of people, one name after another ("Present: Aroha Te Whare (chair), Rangi Paewai"):
 # minutes, meeting notes and rosters.
 LIST_LABELS = frozenset(
-    """present|attendees|attendance|in attendance|attending|apologies|apologies received|absent|regrets|invitees|
-    participants|panellists|panelists|members present|also present|interviewers""".replace("\n", "")
-    .replace("    ", "")
-    .split("|")
+    word.strip()
+    for word in """present|attendees|attendance|in attendance|attending|apologies|apologies received|absent|regrets|
+    invitees|participants|panellists|panelists|members present|also present|interviewers""".split("|")
 )
 
 LABELS: dict[str, Label] = {
@@ -119,7 +118,7 @@ def label_of(key: str) -> Label | None:
     The whole key is tried first, then its trailing words ("Debtor DNI", "Subscriber name"),
     then its leading words ("Mobile number to port").
     """
-    words = [w for w in _SPLIT.split(_CAMEL.sub(" ", key).lower()) if w]
+    words = _key_words(key)
     if not words or len(words) > 7:
         return None
     if len(words) > 2 and words[0] in _SIGNED and words[1] in ("for", "on"):
@@ -141,4 +140,9 @@ def label_of(key: str) -> Label | None:
 
 def is_list_label(key: str) -> bool:
     """Whether ``key`` labels a list of people (``Present``, ``Apologies``, ``attendees``)."""
-    return " ".join(w for w in _SPLIT.split(_CAMEL.sub(" ", key).lower()) if w) in LIST_LABELS
+    return " ".join(_key_words(key)) in LIST_LABELS
+
+
+def _key_words(key: str) -> list[str]:
+    """A field key's words, lower case, split on ``_ - . : # /``, spaces and camelCase."""
+    return [w for w in _SPLIT.split(_CAMEL.sub(" ", key).lower()) if w]

@@ -87,13 +87,17 @@ def _occurrences(lower: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]
     """
     if not keywords:
         return []
-    if all(keywords):  # the automaton refuses an empty keyword (which occurs everywhere, as str.find has it)
-        try:
-            matches = _automaton(keywords).find_matches_as_indexes(lower, overlapping=True)
-        except UnicodeEncodeError:  # a lone surrogate (bytes decoded with surrogateescape): find loops below
-            pass
-        else:
-            return [(start, end) for _index, start, end in matches]
+    if not all(keywords):  # the automaton refuses an empty keyword (which occurs everywhere, as str.find has it)
+        return _found_by_find(lower, keywords)
+    try:
+        matches = _automaton(keywords).find_matches_as_indexes(lower, overlapping=True)
+    except UnicodeEncodeError:  # a lone surrogate (bytes decoded with surrogateescape): the same, by find loops
+        return _found_by_find(lower, keywords)
+    return [(start, end) for _index, start, end in matches]
+
+
+def _found_by_find(lower: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
+    """:func:`_occurrences` by a ``str.find`` loop per keyword."""
     found = []
     for keyword in keywords:
         position = lower.find(keyword)
