@@ -49,6 +49,8 @@ _PREFIX_CUES = {
         "no lower than",
         "no earlier than",
         "not earlier than",
+        "at the earliest",
+        "au plus tôt",
         "not before",
         "≥",
         ">=",
@@ -58,6 +60,8 @@ _PREFIX_CUES = {
         "como mínimo",
         "mínimo de",
         "mínima de",
+        "mínimo",
+        "mínima",
         "minimale de",
         "minimal",
         "no menos de",
@@ -95,6 +99,7 @@ _PREFIX_CUES = {
         ">",
         "más de",
         "más del",
+        "mayores de",
         "superior a",
         "plus de",
         "supérieur à",
@@ -158,6 +163,7 @@ _PREFIX_CUES = {
         "limited to",
         "no later than",
         "not later than",
+        "at the latest",
         "not after",
         "within",
         "≤",
@@ -168,9 +174,13 @@ _PREFIX_CUES = {
         "cap:",
         "limit of",
         "limit:",
+        "limit",
+        "cap",
         "como máximo",
         "máximo de",
         "máxima de",
+        "máximo",
+        "máxima",
         "maximale de",
         "hasta un máximo de",
         "hasta",
@@ -185,6 +195,8 @@ _PREFIX_CUES = {
         "jusqu'à",
         "jusqu’à",
         "dans un délai de",
+        "dans les",
+        "dans le délai de",
         "sous",
         "pas plus de",
         "höchstens",
@@ -193,6 +205,10 @@ _PREFIX_CUES = {
         "spätestens am",
         "spätestens",
         "innerhalb von",
+        "bis",
+        "im umkreis von",
+        "dans un rayon de",
+        "en un radio de",
         "nicht mehr als",
     ),
     "<": (
@@ -215,6 +231,7 @@ _PREFIX_CUES = {
         "menos de",
         "menos del",
         "inferior a",
+        "menores de",
         "moins de",
         "inférieur à",
         "inférieure à",
@@ -271,10 +288,13 @@ _POSTFIX_CUES = {
     ),
 }
 # A key that names a bound, in JSON, YAML or a form: ``"max_nights": 3``, ``min_replicas: 2``.
-_KEY_WORDS = "max|maximum|min|minimum|limit|cap|within|deadline"
+_KEY_WORDS = (
+    "max|maximum|min|minimum|limit|cap|ceiling|floor|within|deadline|not_before|not_after|not_to_exceed"
+    "|no_later_than|no_earlier_than|at_least|at_most|up_to|earliest|latest"
+)
 # The word may also be a middle segment: "notice_min_months", "uptime_min_pct_per_month".
 _KEY = re.compile(
-    rf"(?<![\w])(?:({_KEY_WORDS})[_ -]?\w*|\w+[_ ]({_KEY_WORDS})|[a-z0-9]+_({_KEY_WORDS})_\w+)\"?[ \t]*[:=][ \t]*\"?\Z"
+    rf"(?<![\w])(?:({_KEY_WORDS})[_ -]?\w*|\w+[_ ]({_KEY_WORDS})|[a-z0-9]+(?:_[a-z0-9]+)*?_({_KEY_WORDS})_\w+)\"?[ \t]*[:=][ \t]*\"?\Z"
 )
 # The rest of a keyed quantity's key, before its unit: "return_within" of "return_within_days".
 _KEYED_PREFIX = re.compile(
@@ -288,6 +308,18 @@ _KEY_OBJECT = re.compile(
 )
 _OBJECT_LOOK_BEHIND = 128
 _KEY_OPS = {
+    "ceiling": "<=",
+    "not_after": "<=",
+    "not_to_exceed": "<=",
+    "no_later_than": "<=",
+    "at_most": "<=",
+    "up_to": "<=",
+    "latest": "<=",
+    "floor": ">=",
+    "not_before": ">=",
+    "no_earlier_than": ">=",
+    "at_least": ">=",
+    "earliest": ">=",
     "max": "<=",
     "maximum": "<=",
     "limit": "<=",
@@ -315,10 +347,10 @@ CUE_WORDS = frozenset(cue.split()[0] for cue in _PREFIX_OPS if cue[0].isalpha())
 _POSTFIX_OPS = _operators(_POSTFIX_CUES)
 # A prefix cue ends just before the value (an optional "of", "the" or sign between them).
 # A bound never crosses a line: the piece cache cuts texts at line breaks.
-_FILLER = r"(?:(?:of|the|a|an|de|del|la|las|el|los|le|les|à|au|am|um|zu)[ \t]+){0,2}"
+_FILLER = r"(?:(?:of|the|a|an|de|del|la|las|el|los|le|les|à|au|am|um|zu|un|una|une|ein|eine|einen)[ \t]+){0,2}"
 _PREFIX = re.compile(rf"(?<![\w<>=≥≤])({_alternation(_PREFIX_CUES)})[ \t]*{_FILLER}[~≈]?[ \t]*\Z")
 # A postfix cue may follow the value's own noun ("12 doses or more", "133 µmol/L or more").
-_POSTFIX = re.compile(rf"(?:[ \t]+[^\s\d.,;:()|]{{1,14}}){{0,2}}?[ \t]*\(?({_alternation(_POSTFIX_CUES)})(?![\w])")
+_POSTFIX = re.compile(rf"(?:[ \t]+[^\s\d.,;:()|]{{1,14}}){{0,2}}?\)?[ \t]*\(?({_alternation(_POSTFIX_CUES)})(?![\w])")
 _LOOK_BEHIND = 48
 
 
@@ -350,8 +382,8 @@ _KEY_WORD_AT = _starts_pattern(_KEY_WORDS.split("|"))
 
 # A range: "between 4 and 24 replicas", "entre 18 y 65", "15–20 mg/L", "from 2 to 8 °C", "10-15%".
 _RANGE_CLASSES = frozenset(("number", "percent", "money", "unit"))
-_BETWEEN = re.compile(r"(?:between|entre|zwischen)[ \t]+(?:the[ \t]+)?\Z")
-_RANGE_AND = re.compile(r"[ \t]+(?:and|y|et|und)[ \t]+")
+_BETWEEN = re.compile(r"(?:between|entre|zwischen)[ \t]+(?:(?:the|el|la|los|las|le|les|den|dem)[ \t]+)?\Z")
+_RANGE_AND = re.compile(r"[ \t]+(?:and|y|et|und)[ \t]+(?:(?:the|el|la|los|las|le|les|den|dem)[ \t]+)?")
 _RANGE_TO = re.compile(r"[ \t]*(?:[–—]|±|\+/-|\+-)[ \t]*|[ \t]+(?:to|up[ \t]+to|a|à|bis|-)[ \t]+")
 _RANGE_HYPHEN = re.compile(r"-")  # "15-20 mg/L": only when the second end has a unit both share
 _UNIT_SPELLING = re.compile(r"[\d.,]+[ \t]?([^\d\s.,]\S*)\Z")

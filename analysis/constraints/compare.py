@@ -52,6 +52,19 @@ BASIS_HEADS = frozenset(("base is", "based on"))
 CONDITION_HEADS = frozenset(
     ("only if", "only for", "unless", "except", "excluding", "provided that", "subject to", "until", "whichever")
 )
+#: Qualifier heads that bound a date or time: carried by the same date or time downstream, in any
+#: wording ("valid until 30 June 2027" = "fixed through 30 June 2027"; "no later than Friday 26
+#: February" = "by 26 February"). ``before``/``after`` stay strict: swapping them changes the fact.
+DEADLINE_HEADS = frozenset(("until", "no later than"))
+_DATED = re.compile(r"\d{4}-\d\d-\d\d|--\d\d-\d\d|\d\d:\d\d")
+# The direction of a choice between values: "whichever comes first" = "whichever is reached first" = "the earlier of".
+_CHOICE_DIRECTIONS = {
+    "earlier": ("first", "earlier", "earliest", "sooner", "soonest", "earlier"),
+    "later": ("later", "last", "latest"),
+    "greater": ("greater", "greatest", "higher", "highest", "larger", "largest", "more", "bigger", "maximum"),
+    "lesser": ("lesser", "least", "lower", "lowest", "smaller", "smallest", "less", "fewer", "minimum"),
+}
+_CHOICE = {word: direction for direction, words in _CHOICE_DIRECTIONS.items() for word in words}
 _HEADS = sorted({*QUALIFIERS.values(), *MORE_QUALIFIERS.values(), *NEGATIONS.values(), "not"}, key=len, reverse=True)
 _SHARE_CARRIED = 0.5
 _VALUE = re.compile(r"\d")
@@ -123,6 +136,14 @@ class _Downstream:
         atoms = self.bounded.get(op)
         return bool(atoms) and atom_carried(atom, atoms)
 
+    def carries_choice(self, phrase: Phrase) -> bool | None:
+        """Whether a choice between values ("whichever comes first") is stated downstream with the
+        same direction, in any wording; ``None`` when the upstream phrase names no direction."""
+        direction = _choice_direction(phrase)
+        if direction is None:
+            return None
+        return any(p.head.startswith("whichever") and _choice_direction(p) == direction for p in self.phrases)
+
     def carries_bound(self, phrase: Phrase) -> bool:
         return any(p.head == phrase.head and p.values == phrase.values for p in self.phrases)
 
@@ -185,11 +206,23 @@ def _carried(token: str, down: _Downstream, up_terms: Terms | None) -> bool:
     phrase = parse_phrase(token)
     if phrase is None:
         return False
+    if phrase.head in DEADLINE_HEADS and phrase.values and all(_DATED.search(value) for value in phrase.values):
+        return phrase.values <= down.values
+    if phrase.head.startswith("whichever") and (choice := down.carries_choice(phrase)) is not None:
+        return choice
     if phrase.head in BOUND_HEADS and phrase.values:
         return down.carries_bound(phrase)
     if not phrase.words and not phrase.values <= down.values:  # "per 7.2(b)" is lost with its clause
         return False
     return up_terms is not None and down.carries_words(phrase, up_terms)
+
+
+def _choice_direction(phrase: Phrase) -> str | None:
+    """``earlier``, ``later``, ``greater`` or ``lesser`` for a ``whichever`` phrase that says which, else ``None``."""
+    _, _, stated = phrase.head.partition(" ")
+    if stated:
+        return stated
+    return next((_CHOICE[word] for word in phrase.words if word in _CHOICE), None)
 
 
 def comparable_terms(tokens: Iterable[str]) -> Terms | None:

@@ -69,6 +69,26 @@ _RESTRICTION_CUES = {
     "fr": frozenset("uniquement seulement exclusivement sauf excepté".split()),
     "de": frozenset("nur ausschließlich außer ausgenommen".split()),
 }
+# Words that state a refusal, an exclusion or a stop without a negation ("verbal changes are
+# refused" = "are not accepted", "shipping is free" = "no charge"): the words near one are marked
+# negated, as a negation's are, but they are not counted as negations (a translation compares those).
+_REFUSAL_CUES = {
+    "en": frozenset(
+        "refuse refused refuses rejected reject rejects declined decline declines denied deny denies excluded "
+        "exclude excludes exempt waived waive waives prohibit prohibits forbid forbids ban bans block blocked "
+        "blocks bars disabled disable ineligible avoid avoids stop stops cease ceases refrain".split()
+    ),
+    "es": frozenset(
+        "rechazado rechazada rechazados rechazadas rechaza rechazan excluido excluida excluidos excluidas "
+        "excluye exento exenta prohíbe prohíben bloqueado bloqueada denegado denegada "
+        "evite evitar".split()
+    ),
+    "fr": frozenset(
+        "refusé refusée refusés refusées refuse refusent rejeté rejetée rejetés exclu exclue exclus exclues "
+        "exempt exempté bloqué bloquée évitez éviter".split()
+    ),
+    "de": frozenset("abgelehnt ablehnen ausgeschlossen befreit gesperrt verweigert vermeiden".split()),
+}
 # Words of permission and of necessity: within a class, one meaning ("car hire is not approved" =
 # ``"car_hire_allowed": false``; "bridging is not needed" = "no bridging required"). A word of a class
 # is stored with its own stem and its class, so a phrase written with another word of the class meets it.
@@ -235,6 +255,8 @@ def _word_cues(lang: str, word: str) -> tuple[tuple[str, ...] | None, str | None
     restricts."""
     base = negated_word(word, lang)
     kind = "negated" if is_negation(word, lang) else "conditioned" if is_condition(word, lang) else None
+    if kind is None and word in _REFUSAL_CUES[lang]:
+        return None if base is None else tuple(stem_hashes([base], lang)), "refused", False
     return (
         None if base is None else tuple(stem_hashes([base], lang)),
         kind,
@@ -287,7 +309,11 @@ def _clause_terms(
             # marked, not counted: a translation compares counts of the cues every language has
             words += base
             marked["negated"] += base
-        if kind:
+        if kind == "refused":  # marked negated, not counted
+            marked["negated"] += [
+                h for word_hashes in hashes[max(0, i - _CUE_BEFORE) : i + 1 + _CUE_AFTER] for h in word_hashes
+            ]
+        elif kind:
             counts[kind] += 1
             near = [h for word_hashes in hashes[max(0, i - _CUE_BEFORE) : i + 1 + _CUE_AFTER] for h in word_hashes]
             marked[kind] += near

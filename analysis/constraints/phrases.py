@@ -27,6 +27,15 @@ from handoff.analysis.constraints.windows import WIDEN_MAX
 # Qualifier triggers beyond the shared vocabulary: exceptions and scopes the corpus rules name.
 MORE_QUALIFIERS = {
     "whichever": "whichever",
+    # "the greater of £9,000 and 70%" = "£9,000 or 70%, whichever is greater": the choice's direction rides in its head
+    "the greater of": "whichever greater",
+    "the higher of": "whichever greater",
+    "the larger of": "whichever greater",
+    "the lesser of": "whichever lesser",
+    "the lower of": "whichever lesser",
+    "the smaller of": "whichever lesser",
+    "the earlier of": "whichever earlier",
+    "the later of": "whichever later",
     "only where": "only if",
     "only for": "only for",
     "only on": "only for",

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
-from handoff.analysis.constraints.quantities import written_values
+from handoff.analysis.constraints.quantities import plain_decimal, written_values
 
 _AMOUNT = re.compile(r"[A-Z]{3}(\d+(?:\.\d+)?)")
 _LEADING = re.compile(r"\d+(?:\.\d+)?")
@@ -76,6 +76,15 @@ def _near_quantity(token: str, value: Decimal, downstream: frozenset[str]) -> bo
         if symbol != "°C" and abs(other - value) <= _RELATIVE * max(abs(other), abs(value)):
             return True
     return False
+
+
+def _in_a_quantity(value: Decimal, downstream: frozenset[str]) -> bool:
+    """Whether a physical quantity downstream states ``value`` (a CSV cell under ``max_gross_kg``
+    as "6,804 kg"): quantities are stored at three significant digits, so the number is compared so."""
+    if value < 100:
+        return False  # below three digits nothing is rounded, and the exact comparison has been made
+    rounded = plain_decimal(value)
+    return any(rounded in found for symbol, found in _units_by_symbol(downstream).items() if symbol in _PHYSICAL)
 
 
 @lru_cache(maxsize=256)
@@ -162,8 +171,9 @@ def either_reading_carried(token: str, downstream: frozenset[str]) -> bool:
 def atom_carried(token: str, downstream: frozenset[str]) -> bool:
     """Whether ``downstream`` states the fact of the atomic ``token`` with less context than the token has.
 
-    - a bare number is carried by an amount, a quantity or a percentage of the same value, or by
-      a percentage a hundred times it (``0.095`` and ``9.5%``);
+    - a bare number is carried by an amount, a quantity or a percentage of the same value (a
+      physical quantity at its three significant digits: ``6804`` and ``6,804 kg``), or by a
+      percentage a hundred times it (``0.095`` and ``9.5%``);
     - an amount, a quantity or a percentage is carried by a bare number of the same value (a
       table or JSON whose column or key names the currency, unit or per cent), a percentage also
       by a bare rate a hundredth of it; not when the same value is stated downstream in another
@@ -209,6 +219,7 @@ def atom_carried(token: str, downstream: frozenset[str]) -> bool:
             value in values
             or (0 < value < 1 and (value * 100).normalize() in values)
             or _number_written_otherwise(value, downstream)
+            or _in_a_quantity(value, downstream)
         )
     if (cls, value) in typed:
         return False  # the same value in another unit or currency: a change ("9 hours" -> "9 days")

@@ -200,3 +200,63 @@ def test_the_days_of_a_list_or_range_share_the_month_written_once():
     up = '{"sessions": ["2026-05-06", "2026-05-13"], "exam_window": {"from": "2026-06-08", "to": "2026-06-12"}}'
     down = "Sessions on 6 and 13 May 2026; the exam window is 8–12 June 2026."
     assert lost(up, down) == [] and lost(down, up) == []
+
+
+def test_bounds_in_spanish_french_and_german_without_a_preposition_are_bounds():
+    up = "Storage is EUR 0.35 per kg per day, minimum EUR 45 per AWB; damage must be reported within 48 hours."
+    es = "Almacenaje EUR 0,35 por kg y día, mínimo EUR 45 por AWB; los daños se notifican en un plazo de 48 horas."
+    fr = "Stockage 0,35 EUR par kg et par jour, minimum 45 EUR par AWB ; signalez tout dommage dans les 48 heures."
+    assert lost(up, es) == [] and lost(up, fr) == []
+    assert "comparison:< unit:156 months" in stored_tokens("Los menores de 13 años no pueden comprarlo.")
+    assert "comparison:<= unit:2000 m" in stored_tokens("Im Umkreis von 2 km dürfen keine Vögel sein.")
+    # the cue still has to be there: a bare value is a lost bound
+    assert lost(up, es.replace("mínimo EUR 45", "EUR 45")) == ["comparison:>= money:EUR45.00"]
+
+
+def test_a_key_that_names_a_bound_in_several_words_is_a_bound():
+    up = "The branch closes no earlier than 1 June 2027, and costs must not exceed $1.85 million."
+    down = '{"branch_closure_not_before": "2027-06-01", "not_to_exceed_usd": 1850000}'
+    assert lost(up, down) == []
+    assert "comparison:<= percent:68" in stored_tokens('{"personnel_cost_cap_pct_of_budget": 68%}')
+    assert "comparison:>= number:84" in stored_tokens('{"cup_score_min_points_sca": 84}')
+
+
+def test_label_words_limit_cap_and_at_the_earliest_are_bounds():
+    assert "comparison:<= money:GBP40000.00" in stored_tokens("Credit limit £40,000; orders over it are held.")
+    assert "comparison:>= unit:3 h" in stored_tokens("AVI ULDs are built at the earliest 3 hours before departure.")
+    assert "comparison:<= unit:36300 kg" in stored_tokens("Gross weight per truck: 36,287 kg (80,000 lb) or less.")
+
+
+def test_a_range_with_articles_between_its_ends_is_a_range():
+    tokens = stored_tokens("Acepte solo si la humedad está entre el 9,5 % y el 12,5 %.")
+    assert {"comparison:>= percent:9.5", "comparison:<= percent:12.5"} <= set(tokens)
+
+
+def test_whichever_comes_first_is_carried_by_any_wording_of_the_same_choice():
+    up = "Metered access ends after 26 checkouts or 24 months, whichever comes first."
+    assert lost(up, "Metered access ends after 26 checkouts or 24 months, whichever is reached first.") == []
+    assert lost(up, "Metered access ends at the earlier of 26 checkouts or 24 months.") == []
+    assert lost(up, "Metered access ends after 26 checkouts or 24 months, whichever is later.") == [
+        "qualifier:whichever comes first"
+    ]
+    fee = "The fee is £9,000 or 70% of net receipts, whichever is greater."
+    assert lost(fee, "The fee is the greater of £9,000 and 70% of net receipts.") == []
+    assert lost(fee, "The fee is £9,000 plus 70% of net receipts.") == ["qualifier:whichever is greater"]
+
+
+def test_until_a_date_is_carried_by_the_date_in_any_wording():
+    up = "Price validity: fixed until 30 June 2027."
+    assert lost(up, "Prices are held through 30 June 2027.") == []
+    assert lost(up, "Prices are fixed.") == ["date:2027-06-30", "qualifier:until 2027-06-30"]
+
+
+def test_a_refusal_word_carries_a_prohibition():
+    up = "Patients must not eat or drink after midnight."
+    assert lost(up, "Patients should avoid eating or drinking after midnight.") == []
+    assert lost(up, "Patients should keep eating or drinking after midnight.") == ["negation:not eat"]
+
+
+def test_a_table_number_is_carried_by_the_same_quantity_stated_at_three_significant_digits():
+    up = "uld_id,max_gross_kg\nPMC31207CV,6804"
+    assert lost(up, "PMC31207CV may weigh up to 6,804 kg.") == []
+    assert lost(up, "PMC31207CV may weigh up to 6,840 kg.") == ["number:6804"]
