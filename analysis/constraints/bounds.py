@@ -196,6 +196,9 @@ _PREFIX_CUES = {
         "jusqu’à",
         "dans un délai de",
         "dans les",
+        "dans la limite de",
+        "dans la limite d'",
+        "dans la limite d’",
         "dans le délai de",
         "sous",
         "pas plus de",
@@ -229,6 +232,8 @@ _PREFIX_CUES = {
         "nearer than",
         "<",
         "menos de",
+        "a menos de",
+        "à moins de",
         "menos del",
         "inferior a",
         "menores de",
@@ -242,6 +247,10 @@ _PREFIX_CUES = {
 _POSTFIX_CUES = {
     ">=": (
         "or more",
+        "or older",
+        "and older",
+        "and up",
+        "or later",
         "or over",
         "or above",
         "or higher",
@@ -263,6 +272,10 @@ _POSTFIX_CUES = {
     "<=": (
         "at most",
         "at the most",
+        "or younger",
+        "and younger",
+        "and under",
+        "or earlier",
         "or less",
         "or fewer",
         "or under",
@@ -292,9 +305,15 @@ _KEY_WORDS = (
     "max|maximum|min|minimum|limit|cap|ceiling|floor|within|deadline|not_before|not_after|not_to_exceed"
     "|no_later_than|no_earlier_than|at_least|at_most|up_to|earliest|latest"
 )
+# Strict bounds, never a key's first part ("overtime", "underwriting" are words of their own), and
+# only on a value that is not a string ("credit_if_below_target": "10% of the fee" is no bound on 10%):
+# ``"difference_above": 5``, ``"expense_above_usd": 1000``.
+_STRICT_WORDS = "above|over|exceeding|below|under"
 # The word may also be a middle segment: "notice_min_months", "uptime_min_pct_per_month".
 _KEY = re.compile(
-    rf"(?<![\w])(?:({_KEY_WORDS})[_ -]?\w*|\w+[_ ]({_KEY_WORDS})|[a-z0-9]+(?:_[a-z0-9]+)*?_({_KEY_WORDS})_\w+)\"?[ \t]*[:=][ \t]*\"?\Z"
+    rf"(?<![\w])(?:({_KEY_WORDS})[_ -]?\w*|\w+[_ ]({_KEY_WORDS})|[a-z0-9]+(?:_[a-z0-9]+)*?_({_KEY_WORDS})_\w+)"
+    rf"\"?[ \t]*[:=][ \t]*\"?\Z"
+    rf"|(?<![\w])(?:\w+[_ ]({_STRICT_WORDS})|[a-z0-9]+(?:_[a-z0-9]+)*?_({_STRICT_WORDS})_\w+)\"?[ \t]*[:=][ \t]*\Z"
 )
 # The rest of a keyed quantity's key, before its unit: "return_within" of "return_within_days".
 _KEYED_PREFIX = re.compile(
@@ -308,6 +327,11 @@ _KEY_OBJECT = re.compile(
 )
 _OBJECT_LOOK_BEHIND = 128
 _KEY_OPS = {
+    "above": ">",
+    "over": ">",
+    "exceeding": ">",
+    "below": "<",
+    "under": "<",
     "ceiling": "<=",
     "not_after": "<=",
     "not_to_exceed": "<=",
@@ -377,7 +401,7 @@ def _starts_pattern(phrases: list[str], before: str = "", after: str = "") -> re
 _PREFIX_CUE_AT = _starts_pattern(list(_PREFIX_OPS), before=r"[\w<>=≥≤]")
 _POSTFIX_CUE_AT = _starts_pattern(list(_POSTFIX_OPS), after=r"(?![\w])")
 _KEY_MARK_AT = re.compile(r"[:=]")
-_KEY_WORD_AT = _starts_pattern(_KEY_WORDS.split("|"))
+_KEY_WORD_AT = _starts_pattern([*_KEY_WORDS.split("|"), *_STRICT_WORDS.split("|")])
 
 
 # A range: "between 4 and 24 replicas", "entre 18 y 65", "15–20 mg/L", "from 2 to 8 °C", "10-15%".
@@ -486,7 +510,9 @@ def find_bounds(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constr
     keyed = {i for i, atom in enumerate(bounded) if atom.text[:1] == "_"}
     # A value right after a key's colon may sit in an object a bound key opened ("cap": {"value": 25000}).
     after_colon = {i for i, atom in enumerate(bounded) if low[atom.start - 2 : atom.start].strip()[-1:] == ":"}
-    for i in sorted(after_prefix | after_key | before_postfix | keyed | after_colon):
+    # "aged 23+", "17+ only": a plus sign right after a value (and before no digit) is "or more".
+    plus = {i for i, atom in enumerate(bounded) if _PLUS.match(low, atom.end)}
+    for i in sorted(after_prefix | after_key | before_postfix | keyed | after_colon | plus):
         atom = bounded[i]
         # Searched in place (not in a slice), so the look-behinds see the text before the window.
         window = max(0, atom.start - _LOOK_BEHIND), atom.start
@@ -505,12 +531,18 @@ def find_bounds(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constr
         if key is None and low[atom.start - 2 : atom.start].strip()[-1:] == ":" and _any_in(words, *wide):
             key = _KEY_OBJECT.search(low, *wide)
         if key is not None:
-            yield _bound(_KEY_OPS[key.group(1) or key.group(2) or key.group(3)], atom, atom.start, atom.end, text)
+            word = next(group for group in key.groups() if group)
+            yield _bound(_KEY_OPS[word], atom, atom.start, atom.end, text)
             continue
         m = _POSTFIX.match(low, atom.end) if i in before_postfix else None
         if m is not None:
             op = _POSTFIX_OPS[_cue(m.group(1))]
             yield _bound(op, atom, atom.start, m.end(), text)
+        elif i in plus:
+            yield _bound(">=", atom, atom.start, atom.end + 1, text)
+
+
+_PLUS = re.compile(r"\+(?![\w+])")
 
 
 def _any_in(starts: list[int], lo: int, hi: int) -> bool:

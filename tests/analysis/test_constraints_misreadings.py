@@ -260,3 +260,18 @@ def test_a_table_number_is_carried_by_the_same_quantity_stated_at_three_signific
     up = "uld_id,max_gross_kg\nPMC31207CV,6804"
     assert lost(up, "PMC31207CV may weigh up to 6,804 kg.") == []
     assert lost(up, "PMC31207CV may weigh up to 6,840 kg.") == ["number:6804"]
+
+
+def test_or_older_a_trailing_plus_and_a_strict_word_ending_a_key_are_bounds():
+    assert "comparison:>= number:50" in stored_tokens("O negative is acceptable for females 50 and older.")
+    assert "comparison:>= number:23" in stored_tokens("The renter and any extra driver must be aged 23+.")
+    assert "comparison:> number:5" in stored_tokens('{"hand_count_required_if_difference_above": 5}')
+    assert "comparison:> number:1000" in stored_tokens('{"single_expense_above_usd_needing_approval": 1000}')
+    # not a phone number, a sum or a word that starts like a bound, nor a string the key's bound is not about
+    assert not [t for t in stored_tokens("call +44 20 7946 0000, 2+2 offer") if t.startswith("comparison:")]
+    assert not [
+        t for t in stored_tokens('{"overtime": 12, "credit_if_below_target": "10% of fee"}') if "comparison" in t
+    ]
+    up = "Drivers must be at least 23 years old."
+    assert lost(up, "Drivers: aged 23+.") == []
+    assert lost(up, "Drivers: aged 23.") == ["comparison:>= unit:276 months"]
