@@ -12,7 +12,9 @@ from handoff.analysis.scrub.vocabulary import HONORIFICS, LETTER, NAME_SEQ, NAME
 GREETING = (
     r"(?i:dear|hi|hello|hey|hiya|morning|good morning|good afternoon|good evening|thanks|thank you|many thanks|"
     r"cheers|olá|ola|oi|hola|buenos días|bonjour|salut|hallo|ciao|liebe|lieber|sehr geehrte|sehr geehrter|"
-    r"estimado|estimada|querido|querida|caro|cara|beste|hej|hei|hoi|moi|kære|merhaba|salam|assalamu alaikum|namaste|sawasdee)"
+    r"estimado|estimada|querido|querida|caro|cara|beste|hej|hei|hoi|moi|kære|merhaba|salam|assalamu alaikum|namaste|sawasdee|"
+    r"cześć|witam|dzień dobry|szanowny panie|szanowna pani|szanowni|ahoj|dobrý den|buongiorno|bom dia|boa tarde|"
+    r"buenas tardes|buenas|servus|moin|grüß dich|grüezi|hallå|kia ora|selam|привіт|вітаю|добрий день|здравствуйте|привет)"
 )
 SIGN_OFF = (
     r"(?i:regards|best regards|kind regards|warm regards|warmest regards|many thanks|best wishes|best|sincerely|"
@@ -21,7 +23,10 @@ SIGN_OFF = (
     r"atentamente|cordialement|bien à vous|cumprimentos|atenciosamente|abraços|obrigado|obrigada|"
     r"met vriendelijke groet|groeten|groet|groetjes|hälsningar|terveisin|pozdrowienia|s pozdravem|"
     r"cordiali saluti|distinti saluti|med vänlig hälsning|vänliga hälsningar|"
-    r"med venlig hilsen|hilsen|pozdrawiam|z poważaniem|saygılarımla|terima kasih|salam|regards from)"
+    r"med venlig hilsen|hilsen|pozdrawiam|z poważaniem|saygılarımla|terima kasih|salam|regards from|"
+    r"gracias|muchas gracias|saludos cordiales|un abrazo|abrazos|merci|merci beaucoup|bien cordialement|danke|"
+    r"vielen dank|grüße|gruß|grazie|dziękuję|dzięki|teşekkürler|kiitos|tack|takk|tak|ngā mihi|mahalo|"
+    r"з повагою|дякую|с уважением|спасибо)"
 )
 ROLE = (
     r"(?i:driver|neighbour|neighbor|secretary|customer|client|patient|claimant|policyholder|tenant|landlord|"
@@ -40,14 +45,19 @@ KIN = (
     r"daughter|mother|father|brother|sister|neighbour|neighbor|grandmother|grandfather|grandson|granddaughter|aunt|"
     r"uncle|cousin|nephew|niece|fiancée|fiancee|fiancé|fiance|girlfriend|boyfriend|stepson|stepdaughter)|"
     # German, French, Spanish, Portuguese, Italian and Dutch: "meine Partnerin Aino", "mon mari Jules"
-    r"(?i:meine|mein|meinem|meiner|ma|mon|mi|minha|meu|mia|mio|mijn)[ \t]+(?i:frau|mann|ehemann|ehefrau|partnerin|"
+    r"(?i:meine|mein|meinem|meiner|ihr|ihre|ihrem|ihrer|sein|seine|seinem|seiner|dein|deine|unser|unsere|ma|mon|"
+    r"votre|son|sa|ton|ta|mi|su|tu|minha|meu|sua|seu|tua|teu|mia|mio|suo|tuo|mijn|zijn|haar|uw)[ \t]+"
+    r"(?i:frau|mann|ehemann|ehefrau|partnerin|"
     r"partner|tochter|sohn|mutter|vater|schwester|bruder|freundin|freund|kollegin|kollege|nachbarin|nachbar|femme|mari|"
     r"fille|fils|mère|père|sœur|soeur|frère|compagne|compagnon|voisine|voisin|collègue|esposa|esposo|marido|mujer|hija|"
     r"hijo|madre|padre|hermana|hermano|pareja|vecina|vecino|compañera|compañero|mulher|filha|filho|mãe|pai|irmã|irmão|"
     r"vizinha|vizinho|colega|moglie|marito|figlia|figlio|sorella|fratello|compagna|compagno|vicina|vicino|collega|vrouw|"
     r"man|dochter|zoon|moeder|vader|zus|broer|buurvrouw|buurman))"
 )
-KIN_POSSESSIVES = frozenset("my his her their your meine mein meinem meiner ma mon mi minha meu mia mio mijn".split())
+KIN_POSSESSIVES = frozenset(
+    "my his her their your meine mein meinem meiner ihr ihre ihrem ihrer sein seine seinem seiner dein deine unser "
+    "unsere ma mon votre son sa ton ta mi su tu minha meu sua seu tua teu mia mio suo tuo mijn zijn haar uw".split()
+)
 # A speaker introducing themself ("I'm Olumide,", "Soy Diego de …", "my name is Grace").
 INTRO = (
     r"(?i:i'm|i’m|i am|my name is|my name's|this is|soy|me llamo|je suis|je m'appelle|ich bin|ich heiße|"

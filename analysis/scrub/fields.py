@@ -137,6 +137,26 @@ _ID_KEYWORDS = (
     "steuer",
     "matrikel",
     "personal id",
+    "prawa jazdy",
+    "dowod",
+    "dowód",
+    "führerschein",
+    "fuhrerschein",
+    "permis de conduire",
+    "de conducir",
+    "condução",
+    "motorista",
+    "cnh",
+    "patente",
+    "rijbewijs",
+    "ajokortti",
+    "körkort",
+    "førerkort",
+    "kørekort",
+    "ehliyet",
+    "посвідчення",
+    "водительское",
+    "паспорт",
 )
 _PHONE_KEYWORDS = (
     "휴대폰",
@@ -309,12 +329,17 @@ _ID_LABEL = (
     r"itin|personalausweis(?:nummer)?|ausweisnummer|carte d'identit[ée]|pps(?:n|[ _]number|[ _]no\.?)|"
     r"personal public service number|ird number|nhi(?: number)?|sv-nummer|ahv(?:-nr\.?| number)?|avs|"
     r"tax id|taxpayer id|n[úu]mero de identificaci[óo]n|uidai|"
-    r"ghana ?card(?: (?:number|no\.?|pin))?|huduma(?: namba| number)?|omang(?: number| no\.?)?|nrc(?: number| no\.?)?"
+    r"ghana ?card(?: (?:number|no\.?|pin))?|huduma(?: namba| number)?|omang(?: number| no\.?)?|nrc(?: number| no\.?)?|"
+    # driving licences and identity cards in other languages: "Nr prawa jazdy", "Führerscheinnummer", "permis de conduire"
+    r"(?:nr |numer )?prawa jazdy|(?:nr |numer )?dowodu(?: osobistego)?|dowód osobisty|führerschein(?:nummer|-nr\.?)?|"
+    r"permis de conduire|carnet de conducir|licencia de conducir|carta de condução|carteira de motorista|cnh|"
+    r"patente di guida|rijbewijs(?:nummer)?|ajokortti|körkort(?:snummer)?|førerkort|kørekort|ehliyet(?: no)?|"
+    r"посвідчення водія|водительское удостоверение|паспорт"
 )
 _ID = re.compile(
     r"(?i:(?<![\w-])(?:"
     + _ID_LABEL
-    + r"))(?![\w-])[^\n\d]{0,30}?(?<![\w])((?:[A-Z]{1,6}[ \-]?)?\d[A-Z0-9]*(?:[ .\-/][A-Z0-9]+){0,7})(?![\w])"
+    + r")(?:_[a-z]{2,3})?)(?![\w-])[^\n\d]{0,30}?(?<![\w])((?:[A-Z]{1,6}[ \-]?)?\d[A-Z0-9]*(?:[ .\-/][A-Z0-9]+){0,7})(?![\w])"
 )
 _PHONE = re.compile(
     r"(?i:\b(?:phone|tel|telephone|mobile|cell|msisdn|fax|whatsapp|handy|telefon\w{0,3}|teléfono|telefone|celular|"
@@ -446,8 +471,11 @@ def _listed_names(text: str, offset: int, value: str) -> Iterator[Finding]:
 
 
 def _role_title(phrase: str) -> bool:
-    """Whether every word of ``phrase`` is an English word ("Vice-President"), so it names a role."""
-    return all(english_word(w) for w in re.split(r"[\s\-]+", phrase) if w)
+    """Whether every word of ``phrase`` is an English word ("Vice-President") or, beside one, an
+    acronym ("PCC Secretary"), so it names a role."""
+    words = [w for w in re.split(r"[\s\-]+", phrase) if w]
+    english = [english_word(w) for w in words]
+    return any(english) and all(e or (w.isupper() and 2 <= len(w) <= 5) for w, e in zip(words, english))
 
 
 def _finding(entity: str, match: re.Match[str], group: int, score: float, recognizer: str) -> Finding:

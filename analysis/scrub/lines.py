@@ -21,7 +21,8 @@ from handoff.analysis.scrub.addresses import near_street_addresses, street_lines
 from handoff.analysis.scrub.credentials import credential_blocks
 from handoff.analysis.scrub.detectors import local_findings
 from handoff.analysis.scrub.findings import Finding, shifted
-from handoff.analysis.scrub.people import lower_mentions, mentions, name_runs, sign_off_at, signs_off
+from handoff.analysis.scrub.mentions import lower_mentions, mentions
+from handoff.analysis.scrub.people import name_runs, sign_off_at, signs_off
 from handoff.analysis.scrub.tables import Header, header_of, table_rows
 
 # Joins new lines into one batch: a NUL between newlines is neither whitespace nor a word, so no

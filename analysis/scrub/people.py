@@ -182,7 +182,11 @@ def _cue_findings(text: str, cue: str, matches: Iterable[re.Match[str]]) -> Iter
         strong = cue in _STRONG_CUES or _role_full_name(text, cue, start, end)
         if cue == "speaker" and text[match.start() : start].lstrip()[:1] in ("-", "*", "•"):
             strong = False  # "- Captain Rook: damage 220 → 205": a bulleted list of fields, not a chat
-        if end > start and _acceptable(text[start:end], strong, single_ok) and not _brand_at(text, match.start(), end):
+        if (
+            end > start
+            and _acceptable(text[start:end], strong, single_ok, addressed=_addresses(text, cue, match.start(), start))
+            and not _brand_at(text, match.start(), end)
+        ):
             yield Finding("PERSON", start, end, 0.85, f"NameCue:{cue}", text[start:end])
 
 
@@ -240,7 +244,7 @@ def _given_name_alone(text: str, match: re.Match[str]) -> Iterator[Finding]:
     "note by Tomasz", "page Tuấn"): no English word, place or business word."""
     gaz = gazetteer()
     word = match.group()
-    suffix = _NAME_WORD_SUFFIX.search(word)
+    suffix = NAME_WORD_SUFFIX.search(word)
     end = match.start() + (suffix.start() if suffix is not None and suffix.start() >= 2 else len(word))
     folded = fold(text[match.start() : end])
     if (
@@ -326,75 +330,9 @@ def _thing_shaped(text: str, start: int, end: int) -> bool:
     return _TICKER_AFTER.match(text, end) is not None or _VINTAGE_AFTER.match(text, end) is not None
 
 
-def mentions(text: str, names: Iterable[str], runs: Iterable[tuple[int, int, str]]) -> Iterator[Finding]:
-    """Every mention in ``text`` of the ``names`` found and of their parts, unless it is part of a
-    longer capitalized name of a thing ("Minh" in "Ho Chi Minh City")."""
-    gaz = gazetteer()
-    variants: set[str] = set()
-    for name in names:
-        variants.add(fold(name))
-        variants.update(
-            fold(w.rstrip("."))
-            for w in _WORD.findall(name)
-            if len(w.rstrip(".")) >= 2 and _is_name_part(gaz, w.rstrip("."))
-        )
-    if not variants:
-        return
-    for run_start, run_end, run in runs:
-        folded_run, words = _run_words(run)
-        if folded_run in variants:
-            end = run_start + words[-1][1] if len(words) == 1 else run_end
-            yield Finding("PERSON", run_start, end, 0.8, "NameMention", text[run_start:end])
-            continue
-        known = [w[2] in variants for w in words]
-        if not any(known):
-            continue
-        last_known = max(i for i, k in enumerate(known) if k)
-        extended = last_known
-        while extended + 1 < len(words) and _unknown_name_word(gaz, words[extended + 1][2]):
-            extended += 1  # "Tendai Mutasa" once "Tendai" is known: the surname of the same person
-        if extended > last_known and not firm_after(text, run_end):
-            known[last_known + 1 : extended + 1] = [True] * (extended - last_known)
-            last_known = extended
-        first_known = known.index(True)
-        # "Estádio José Alvalade": a name after a venue or institution word names the site, not the person
-        before_ok = all(_opener(gaz, w[3]) and w[2] not in BUSINESS_WORDS for w in words[:first_known])
-        after_ok = all(k or w[3] in PARTICLES for w, k in zip(words[first_known:], known[first_known:]))
-        if before_ok and after_ok:
-            start, end = run_start + words[first_known][0], run_start + words[last_known][1]
-            start, end = _trim(text, start, end)
-            yield Finding("PERSON", start, end, 0.8, "NameMention", text[start:end])
-
-
-def lower_mentions(text: str, names: Iterable[str]) -> Iterator[Finding]:
-    """Every other occurrence of a name found written in lower case ("by tomás herrera from …" once
-    "tomás herrera wrote:" named him): the capitalized runs :func:`mentions` reads cannot hold it."""
-    for name in names:
-        if " " in name and name.islower():
-            for match in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text):
-                yield Finding("PERSON", match.start(), match.end(), 0.8, "NameMention", name)
-
-
 # What may follow a name inside one word: a possessive ("Okafor's") or a Japanese or Korean
 # honorific suffix ("Tanaka-san", "Ji-hoon-ssi").
-_NAME_WORD_SUFFIX = re.compile(r"(?:['’]s|-(?:san|sama|kun|chan|sensei|senpai|shi|ssi|nim))$")
-
-
-@functools.lru_cache(maxsize=65536)
-def _run_words(run: str) -> tuple[str, tuple[tuple[int, int, str, str], ...]]:
-    """A run of name words folded whole, and each word's (start, end, folded without its dot, folded),
-    a possessive or honorific suffix left out of the word."""
-    words = []
-    for w in _WORD.finditer(run):
-        word, end = w.group(), w.end()
-        suffix = _NAME_WORD_SUFFIX.search(word)
-        if suffix is not None and suffix.start() >= 2:
-            word, end = word[: suffix.start()], w.start() + suffix.start()
-        words.append((w.start(), end, fold(word.rstrip(".")), fold(word)))
-    folded = fold(run)
-    if len(words) == 1 and words[0][1] < len(run):
-        folded = words[0][3]
-    return folded, tuple(words)
+NAME_WORD_SUFFIX = re.compile(r"(?:['’]s|-(?:san|sama|kun|chan|sensei|senpai|shi|ssi|nim))$")
 
 
 _OPENERS = (
@@ -519,9 +457,26 @@ def _unknown_name_word(gaz: Gazetteer, folded: str) -> bool:
     )
 
 
+# Cues that address or name one person ("Dear Dr Lee,", "my wife Rose", "I'm Grace"): after them one
+# word that is both a name and an English word ("Lee", "Park", "Rose") is the person; not after
+# "Thanks" or "Morning", which also greet a team or thank a bank.
+_ADDRESSING_CUES = frozenset(("honorific", "kin", "intro"))
+_ADDRESSING_GREETINGS = frozenset(
+    "dear hi hello hey hiya olá ola oi hola bonjour salut hallo ciao liebe lieber estimado estimada querido querida "
+    "caro cara beste hej hei hoi moi kære merhaba".split()
+)
+
+
+def _addresses(text: str, cue: str, cue_start: int, name_start: int) -> bool:
+    if cue == "greeting":
+        return fold(text[cue_start:name_start].split(maxsplit=1)[0].strip(",")) in _ADDRESSING_GREETINGS
+    return cue in _ADDRESSING_CUES
+
+
 @functools.lru_cache(maxsize=16384)
-def _acceptable(phrase: str, strong: bool, single_ok: bool = True) -> bool:
-    """Whether a capitalized ``phrase`` can be a person's name (``strong``: a cue vouches for it)."""
+def _acceptable(phrase: str, strong: bool, single_ok: bool = True, addressed: bool = False) -> bool:
+    """Whether a capitalized ``phrase`` can be a person's name (``strong``: a cue vouches for it;
+    ``addressed``: one that addresses or names a person)."""
     gaz = gazetteer()
     raws = [w.rstrip(".") for w in _WORD.findall(phrase)]
     words = [fold(w) for w in raws]
@@ -529,7 +484,7 @@ def _acceptable(phrase: str, strong: bool, single_ok: bool = True) -> bool:
     if not core or len(core) > 6:
         return False
     business = [w for w, raw in zip(words, raws) if w in core and _business_word(gaz, w, raw)]
-    if business and not (strong and len(core) > 1 and all(w in gaz.ambiguous for w in business)):
+    if business and not (strong and (len(core) > 1 or addressed) and all(w in gaz.ambiguous for w in business)):
         return False  # under a cue, a surname that is also a business word stays a name ("Ji-woo Park")
     joined = " ".join(w for w in words if w not in PARTICLES)
     if any(brand in joined for brand in EPONYMOUS_BRANDS) or label_of(phrase) is not None:
@@ -547,8 +502,14 @@ def _acceptable(phrase: str, strong: bool, single_ok: bool = True) -> bool:
     if len(core) == 1 and not (single_ok or named):
         return False
     english = sum(w in gaz.ambiguous or (not gaz_name(gaz, w) and gaz.is_common(w)) for w in core)
+    if addressed and all(w in gaz.ambiguous for w in core):
+        return True
     if strong:
-        return english < len(core) or named > 0
+        # "Ferguson Plumbing Supplies", "Sierra Vista Self Storage": a word after the first that is plain
+        # English and no name at all makes a firm, a site or a product of the phrase, even in a person's field
+        # (two such words: one may be a rare dictionary word that is a name too, "Trần Minh Quân", "Aroha Te Whare")
+        thing = sum(gaz.is_common(w) and not gaz_name(gaz, w) and w not in gaz.ambiguous for w in core[1:]) >= 2
+        return (english < len(core) or named > 0) and not thing
     return named > 0 and english == 0
 
 
@@ -592,8 +553,12 @@ def _brand_at(text: str, start: int, end: int) -> bool:
     return "&" in around or any(brand in fold(text[start:end]) for brand in EPONYMOUS_BRANDS)
 
 
-# Shared with :mod:`~handoff.analysis.scrub.aliases` (other spellings of a found name).
+# Shared with :mod:`~handoff.analysis.scrub.aliases` (other spellings of a found name) and
+# :mod:`~handoff.analysis.scrub.mentions` (every mention of one).
 WORD = _WORD
 acceptable = _acceptable
 brand_at = _brand_at
 trim = _trim
+is_name_part = _is_name_part
+unknown_name_word = _unknown_name_word
+opener = _opener

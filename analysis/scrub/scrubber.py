@@ -58,6 +58,7 @@ from handoff.analysis.scrub.settings import (
     split_regex_list,
     valid_regex,
 )
+from handoff.analysis.scrub.tables import outside_thing_cells, thing_cells
 
 _PATTERN_PII = frozenset(PII_ENTITIES + NER_ENTITIES)
 
@@ -218,10 +219,12 @@ class Scrubber:
         lines = text.split("\n")
         starts = line_starts(lines)
         findings, scans = self._line_findings(text, lines, starts)
+        things = thing_cells(text)
+        findings = outside_thing_cells(findings, things)
         names = {f.text for f in findings if f.entity == "PERSON"}
         names.update(known_names)
         extra = context_findings(text, starts, lines, scans, self._text_entities, names)
-        findings += (f for f in extra if self._allowed(f))
+        findings += outside_thing_cells([f for f in extra if self._allowed(f)], things)
         return without_overlaps(findings) if findings else findings
 
     def _allowed(self, finding: Finding) -> bool:

@@ -10,6 +10,7 @@ keeps its values.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 
 from handoff.analysis.scrub.fields import DATE
@@ -146,3 +147,94 @@ def _value_span(value: str, label: Label) -> tuple[int, int] | None:
     if label.entity == "ADDRESS":
         return (0, len(value)) if digits and len(value) >= 8 else None
     return None
+
+
+# A column whose header's last word names a thing (a book, a product, a serial, a company): its
+# cells hold books named after people ("Madame Bovary"), firms ("Abbott & Costello Events") and
+# serial numbers of phone shape, never a person's name or phone of their own. Not a "title" (of a
+# meeting or a ticket: "1:1 with Priya Shah") nor a "description": those are free text.
+_THING_WORDS = frozenset(
+    "book books product products item items sku isbn ean upc gtin serial sn part model make brand show podcast "
+    "album track film movie breed species vin imei company organisation organization vendor supplier merchant "
+    "venue store shop school hotel publisher imprint".split()
+)
+_HEADER_WORDS = re.compile(r"[a-z]+")
+_HEADER_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")  # "isbn13", "address_line_2"
+# A JSON or YAML field: "title": "Mrs Dalloway", show: "Casa Frida".
+_THING_FIELD = re.compile(r'"?([A-Za-z][\w .\-]{0,40}?)"?[ \t]*:[ \t]*"((?:[^"\\\n]|\\.){1,200})"')
+_THING_ENTITIES = frozenset(("PERSON", "PHONE_NUMBER"))
+
+
+def thing_cells(text: str) -> list[tuple[int, int]]:
+    """Spans of the cells under a thing's column header in every table of ``text``, and of the values
+    of quoted fields whose key names a thing (``"show": "Casa Frida"``), in text order."""
+    spans = _thing_fields(text) if '"' in text else []
+    if "\n" not in text or not any(separator in text for separator in _SEPARATORS):
+        return spans
+    return sorted(spans + _thing_columns(text))
+
+
+def _thing_fields(text: str) -> list[tuple[int, int]]:
+    return [
+        match.span(2)
+        for match in _THING_FIELD.finditer(text)
+        if (words := _HEADER_WORDS.findall(match.group(1).lower())) and words[-1] in _THING_WORDS
+    ]
+
+
+def _thing_columns(text: str) -> list[tuple[int, int]]:
+    lines = text.split("\n")
+    spans: list[tuple[int, int]] = []
+    index = 0
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    while index < len(lines):
+        header = _thing_header(lines[index])
+        index += 1
+        if header is None:
+            continue
+        separator, things = header
+        while index < len(lines) and lines[index].strip():
+            line = lines[index]
+            if not _RULE.match(line):
+                cells = _cells(line, separator)
+                if abs(len(cells) - len(things)) > 1:
+                    break
+                spans += [
+                    (starts[index] + start, starts[index] + end) for (start, end), thing in zip(cells, things) if thing
+                ]
+            index += 1
+    return spans
+
+
+def _thing_header(line: str) -> tuple[str, list[bool]] | None:
+    """(separator, whether each column holds things) for a header line with at least one thing column."""
+    if len(line) > 2000:
+        return None
+    for separator in _SEPARATORS:
+        if line.count(separator) < 1 + (separator == "|"):
+            continue
+        names = [line[start:end].strip(" \"'*`").lower() for start, end in _cells(line, separator)]
+        if any(
+            len(name) > 40 or ":" in name or _DIGIT.search(name) and not _HEADER_NAME.fullmatch(name) for name in names
+        ):
+            return None
+        things = [bool(words := _HEADER_WORDS.findall(name)) and words[-1] in _THING_WORDS for name in names]
+        return (separator, things) if any(things) else None
+    return None
+
+
+def outside_thing_cells(findings: list[Finding], cells: list[tuple[int, int]]) -> list[Finding]:
+    """``findings`` less the persons and phones that lie inside one of the thing ``cells``."""
+    if not cells:
+        return findings
+    ends = [end for _start, end in cells]
+    kept = []
+    for finding in findings:
+        if finding.entity in _THING_ENTITIES and finding.recognizer != "TableColumnRecognizer":
+            i = bisect_left(ends, finding.end)
+            if i < len(cells) and cells[i][0] <= finding.start:
+                continue
+        kept.append(finding)
+    return kept

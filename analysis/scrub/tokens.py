@@ -19,6 +19,11 @@ _QUOTED = r"""(?:'([^'\n]{3,})'|"([^"\n]{3,})"|([^\s"',;&]{3,}))"""
 _PASSWORD_FLAG = re.compile(r"(?:mysql\w*|mariadb\w*|sshpass)\b[^\n]*?[ \t]-p[ \t]*" + _QUOTED)
 # sessionid=…, JSESSIONID=… (a session id is a credential; "session_id=checkout-flow-v2" names a flow)
 _SESSION = re.compile(r"(?i:\b\w*(?:session|sess|sid)\w*=)([A-Za-z0-9%._\-]{16,})")
+# Stripe-Signature: t=…,v1=<hex>; X-Hub-Signature-256: sha256=<hex>: a webhook's signature, whole (over
+# the credential key's value, which would end at the comma)
+_SIGNATURE = re.compile(
+    r"(?i:signature)[\w-]*[\"']?[ \t]*[:=][ \t]*[\"']?((?:t=\d+,)?(?:v\d|sha\d+)=[0-9a-fA-F]{32,}(?:,v\d=[0-9a-fA-F]{32,})*)"
+)
 _PORTS = re.compile(r"[\d.:\[\]]*\d:\d+(?:-\d+)?(?:/(?:tcp|udp))?")  # docker run -p 8080:80, -p 127.0.0.1:53:53/udp
 # A live or test key of a provider without a pattern of its own: cbz_live_…, acme_test_… (the rest generated)
 _PREFIXED_KEY = re.compile(r"\b([a-z][a-z0-9]{1,11}_(?:live|test|prod)_[A-Za-z0-9]{20,})\b")
@@ -99,6 +104,9 @@ _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     ("SECRET", re.compile(r"(?i:\bbasic[ \t]+)([A-Za-z0-9+/]{12,}={0,2})")),
     ("SECRET", re.compile(r"(?<![\w:])\d{8,10}:AA[\w\-]{33}(?![\w\-])")),  # Telegram bot tokens
+    # mosquitto_pub -u gw -P 'x', sqlcmd -U sa -P x, ldapsearch -D … -w x: the password flag of these tools
+    ("SECRET", re.compile(r"(?:mosquitto_\w+|mqtt\w*|sqlcmd|bcp|ldap\w+)\b[^\n]*?[ \t]-[Pw][ \t]+" + _QUOTED)),
+    ("SECRET", _SIGNATURE),
 )
 # Literals (lower case) that every match of the spec at the same index contains; the patterns run
 # only in windows around them (see :mod:`~handoff.analysis.scrub.windows`): (keywords, before, after).
@@ -158,6 +166,8 @@ _WINDOWS: tuple[tuple[tuple[str, ...], int, int], ...] = (
     (("getenv", "environ.get"), 1, 300),
     (("basic",), 1, 300),
     ((":aa",), 11, 40),
+    (("mosquitto", "mqtt", "sqlcmd", "bcp", "ldap"), 1, 400),
+    (("signature",), 1, 200),
 )
 _COOKIE_HEADER = re.compile(r"(?i)\b(?:set-)?cookie[\"']?\s*[:=]\s*[\"']?")
 _COOKIE_PAIR = re.compile(r"(?P<name>[\w.\-%!#$&'*+^`|~]{1,80})=(?P<value>[^;\s\"',]*)")
@@ -204,7 +214,7 @@ def secret_tokens(text: str) -> Iterator[Finding]:
                     entity,
                     start,
                     start + len(value),
-                    0.88,
+                    0.95 if pattern is _SIGNATURE else 0.88,
                     "SecretTokenRecognizer",
                     value,
                 )

@@ -20,6 +20,7 @@ NAME_WORD = rf"{U}{LETTER}*(?:['’\-]{LETTER}+)*(?!\w)"
 INITIAL = rf"{U}\.(?:\s?{U}\.)*"
 PARTICLES = frozenset(
     [
+        "te",  # Māori: "Aroha Te Whare", "Hēmi Te Rangi"
         "de",
         "del",
         "della",

@@ -1,0 +1,80 @@
+"""Things in table columns and fields that are named after people (books, firms, serial numbers), a
+firm in a person's column, one-word names after a cue that addresses a person, and the cues, labels
+and secret shapes of more languages and tools. Every example is new, not from the corpus."""
+
+from __future__ import annotations
+
+import pytest
+
+from handoff.analysis.scrub import Scrubber
+
+
+@pytest.fixture(scope="module")
+def scrubber() -> Scrubber:
+    return Scrubber("things-and-cues-tests")
+
+
+def _left(scrubber: Scrubber, text: str, values: tuple[str, ...]) -> list[str]:
+    out = scrubber.scrub_text(text)
+    return [value for value in values if value in out]
+
+
+def test_cells_under_a_thing_header_keep_their_names_and_serials(scrubber):
+    """A book, a product, a serial number or a company column holds things named after people and
+    numbers of phone shape; the person and phone columns of the same table are still scrubbed."""
+    text = (
+        "isbn13,book,publisher,buyer_name,buyer_phone,scanner_serial\n"
+        "9780141439518,Oliver Twist,Penguin,Siobhan McAllister,+44 7700 900123,4022915573\n"
+        "9780553213119,Moby Dick,Bantam,Tunde Bakare,+44 7700 900456,3011207781\n"
+    )
+    out = scrubber.scrub_text(text)
+    assert "Oliver Twist" in out and "Moby Dick" in out and "4022915573" in out and "3011207781" in out
+    assert "Siobhan" not in out and "Tunde Bakare" not in out and "900123" not in out
+    fields = '{"show": "Casa Lucia", "company": "Abbott & Reyes Events", "host_name": "Mariana Quispe"}'
+    assert _left(scrubber, fields, ("Casa Lucia", "Abbott & Reyes Events", "Mariana Quispe")) == [
+        "Casa Lucia",
+        "Abbott & Reyes Events",
+    ]
+    # a title is free text (a meeting, a ticket): a person in it is still removed
+    assert _left(scrubber, '{"title": "1:1 with Siobhan McAllister"}', ("Siobhan McAllister",)) == []
+
+
+def test_a_firm_in_a_person_column_is_kept(scrubber):
+    text = "job_id,customer,kwp\nSC-1,Lindqvist Family Dental PC,48.4\nSC-2,Okonjo Plumbing Supplies,12.0\nSC-3,Nadia Haddad,6.2\n"
+    out = scrubber.scrub_text(text)
+    assert "Lindqvist Family Dental PC" in out and "Okonjo Plumbing Supplies" in out and "Nadia Haddad" not in out
+    assert _left(scrubber, "Present: Aroha Te Rangi (chair)", ("Aroha Te Rangi", "Aroha")) == []
+
+
+def test_one_word_that_is_also_an_english_word_is_a_name_after_an_honorific_or_a_personal_greeting(scrubber):
+    assert _left(scrubber, "Dear Dr Lee,\n\nthe results are attached.", ("Lee",)) == []
+    assert _left(scrubber, "Hi Grace, the invoice is attached.", ("Grace",)) == []
+    assert _left(scrubber, "Mr Park will sign on Friday.", ("Park",)) == []
+    # not after a thank-you or a bare word: "Thanks Bank", "Dear Customer"
+    assert _left(scrubber, "Thanks Bank of Ireland for the quick reply. Dear Customer,", ("Bank", "Customer")) == [
+        "Bank",
+        "Customer",
+    ]
+
+
+def test_kin_greetings_and_sign_offs_of_more_languages(scrubber):
+    assert _left(scrubber, "Ihr Mann Dariusz hatte gestern angerufen.", ("Dariusz",)) == []
+    assert _left(scrubber, "Votre mari Mathieu a appelé hier.", ("Mathieu",)) == []
+    assert _left(scrubber, "Muchas gracias,\nRocío", ("Rocío",)) == []
+    assert _left(scrubber, "Merci beaucoup,\nLéonie Gauthier", ("Léonie Gauthier",)) == []
+
+
+def test_driving_licences_in_other_languages_and_keys_with_a_region(scrubber):
+    text = 'Numer prawa jazdy: 05512/19/2231\nFührerscheinnummer: J0105R5BF12\n"drivers_licence_vic": "082215347"'
+    assert _left(scrubber, text, ("05512/19/2231", "J0105R5BF12", "082215347")) == []
+
+
+def test_password_flags_of_mqtt_and_sql_tools_and_webhook_signatures_are_secrets(scrubber):
+    text = (
+        "mosquitto_sub -h mq.internal -p 8883 -u sensor-7 -P 'Zk4qWm8vTr2Lp9xa' -t plant/+/temp\n"
+        "sqlcmd -S db01 -U sa -P Gh7#kd92LmQz -Q 'select 1'\n"
+        "Stripe-Signature: t=1780000000,v1=5f0c9e3d1a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d3e5f7a9b1c3d\n"
+    )
+    out = scrubber.scrub_text(text)
+    assert "Zk4qWm8vTr2Lp9xa" not in out and "Gh7#kd92LmQz" not in out and "5f0c9e3d1a2b" not in out
+    assert "-p 8883" in out and "mq.internal" in out
