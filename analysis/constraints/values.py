@@ -79,12 +79,22 @@ def _near_quantity(token: str, value: Decimal, downstream: frozenset[str]) -> bo
 
 
 def _in_a_quantity(value: Decimal, downstream: frozenset[str]) -> bool:
-    """Whether a physical quantity downstream states ``value`` (a CSV cell under ``max_gross_kg``
-    as "6,804 kg"): quantities are stored at three significant digits, so the number is compared so."""
-    if value < 100:
-        return False  # below three digits nothing is rounded, and the exact comparison has been made
+    """Whether a quantity downstream states ``value`` in some unit of its dimension: a CSV cell under
+    ``max_gross_kg`` as "6,804 kg" (physical quantities are stored at three significant digits, so the
+    number is compared so), ``"days_of_stock": 1.8`` as "1.8 days" (stored in minutes). Small whole
+    numbers meet some conversion by chance and are not read so."""
+    if value < 10 and value == value.to_integral_value():
+        return False
     rounded = plain_decimal(value)
-    return any(rounded in found for symbol, found in _units_by_symbol(downstream).items() if symbol in _PHYSICAL)
+    if value >= 100 and any(
+        rounded in found for symbol, found in _units_by_symbol(downstream).items() if symbol in _PHYSICAL
+    ):
+        return True
+    return any(
+        value in written_values(token[5:]) or rounded in written_values(token[5:])
+        for token in downstream
+        if token.startswith("unit:")
+    )
 
 
 @lru_cache(maxsize=256)

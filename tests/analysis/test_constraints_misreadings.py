@@ -275,3 +275,15 @@ def test_or_older_a_trailing_plus_and_a_strict_word_ending_a_key_are_bounds():
     up = "Drivers must be at least 23 years old."
     assert lost(up, "Drivers: aged 23+.") == []
     assert lost(up, "Drivers: aged 23.") == ["comparison:>= unit:276 months"]
+
+
+def test_a_key_with_pct_is_a_percentage_whatever_its_last_part():
+    assert [t for t in stored_tokens("discount_pct_off_bar: 18") if not t.startswith("terms:")] == ["percent:18"]
+    assert "unit:1800000 Pa" in stored_tokens("pressure_bar: 18")
+
+
+def test_a_fractional_or_large_number_is_carried_by_a_quantity_that_states_it_in_another_unit():
+    up = '{"group": "O-", "days_of_stock": 1.8}'
+    assert lost(up, "O- has 1.8 days of stock.") == []
+    assert lost(up, "O- has 2.8 days of stock.") == ["number:1.8"]
+    assert lost('{"stock_hours": 43.5}', "Stock lasts 2,610 minutes.") == []
