@@ -23,7 +23,7 @@ from handoff.analysis.constraints.numerals import (
     scientific,
     unit_price,
 )
-from handoff.analysis.constraints.quantities import PINT_UNITS, canonical_quantity, minutes_key
+from handoff.analysis.constraints.quantities import PINT_UNITS, canonical_quantity, minutes_key, percent_key
 from handoff.analysis.constraints.reading import Reading
 from handoff.analysis.constraints.tokens import Found, make_found
 from handoff.analysis.constraints.vocabulary import (
@@ -303,18 +303,13 @@ def _bare_number(num: str, start: int, end: int, text: str, reading: Reading) ->
     return [make_found("number", value, start, end)] if value else []
 
 
-_KEY_BEFORE = re.compile(r"[A-Za-z0-9_]*\Z")
-
-
 def _keyed_quantity(m: re.Match[str], text: str, reading: Reading) -> list[Found]:
     """``"timeout_minutes": 30``, ``terminationGracePeriodSeconds: 45``: a value whose key names its unit."""
     amount = parse_number(m["num"], reading.decimal_comma)
     if amount is None or (m["kunit"].lower() == "min" and not minutes_key(text, m.start())):
         return []  # "replicas_min": a minimum, read by the bounds
     unit = m["kunit"].lower()
-    key = _KEY_BEFORE.search(text, max(0, m.start() - 48), m.start())
-    if unit in ("pct", "percent") or (key and {"pct", "percent"} & set(key.group().lower().split("_"))):
-        # "discount_pct_off_bar": 18 is 18%, not 18 bar
+    if unit in ("pct", "percent") or percent_key(text, m.start()):
         return [make_found("percent", plain_number(amount), m.start(), m.end())]
     spelling = _KEY_UNITS.get(unit, unit)
     if spelling in UNIT_FORMS:  # "sla_business_days: 15": business days, never days

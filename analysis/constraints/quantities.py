@@ -277,3 +277,10 @@ def minutes_key(text: str, end: int) -> bool:
     key = _KEY_BEFORE.search(text, max(0, end - 64), end).group()
     words = [w.lower() for w in _KEY_WORD.findall(key)]
     return any(w in _TIME_KEY_WORDS or w.endswith("time") for w in words)
+
+
+def percent_key(text: str, end: int) -> bool:
+    """Whether the key whose unit suffix starts at ``end`` has a ``pct`` or ``percent`` part, so its
+    value is a percentage whatever the suffix (``discount_pct_off_bar: 18`` is 18%, not 18 bar)."""
+    key = _KEY_BEFORE.search(text, max(0, end - 64), end).group()
+    return not {"pct", "percent"}.isdisjoint(key.lower().split("_"))

@@ -120,11 +120,19 @@ def user_is_named(user: str) -> bool:
     return _handle_names(gazetteer(), user.lower())
 
 
+_MACHINE_PARTS = frozenset(
+    "bot bots svc srv service daemon system sys admin root ci cd cron deploy deployer runner build noreply "
+    "no-reply donotreply automation auto sync api app test qa ops sre integration robot agent worker".split()
+)
+
+
 def _handle_names(gaz: Gazetteer, handle: str) -> bool:
     """Whether the parts of ``handle`` (an initial allowed before a surname: "mzielinski") are a name."""
     parts = [p for p in _HANDLE_SPLIT.split(handle) if p]
     if not parts or any(gaz.is_common(p) and not gaz_name(gaz, p) for p in parts if len(p) > 2):
         return False
+    if any(p in _MACHINE_PARTS for p in parts):
+        return False  # "fleet-bot", "deploy-svc", "ci-runner": an account of a machine, not a person
     named = [p for p in parts if len(p) >= 3 and gaz_name(gaz, p) and p not in gaz.ambiguous]
     if named:
         return True

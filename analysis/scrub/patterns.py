@@ -163,7 +163,7 @@ _ISO_DATE = re.compile(r"(?<!\d)(?:19|20)\d{2}-[01]\d-[0-3]\d(?!\d)")  # "week 1
 # The label right before a number that makes it a business id, not a phone: "AWB 4471902836",
 # "claim 26-0412-884107", "guía 8055123456", "tkt_numbers":["075-4401928374", "expires=1774000000".
 ID_LABEL_BEFORE = re.compile(
-    r"(?i)(?<![a-z])(?:order|invoice|inv|claim|ticket|tkt|tracking|awb|waybill|slip|gu[ií]a|shipment|parcel|"
+    r"(?i)(?<![a-z])(?:order|invoice|inv|claim|ticket|tkt|tracking|awb|air[ ]?way[ ]?bill|waybill|slip|gu[ií]a|shipment|parcel|"
     r"consignment|pro|bol|ref|reference|case|booking|reservation|confirmation|pnr|transaction|txn|receipt|serial|sn|s/n|"
     r"sku|ean|upc|gtin|isbn|ndc|lot|batch|rma|po|declaration|dp|permit|licen[cs]e|account|acct|iban|contract|"
     r"expires|exp|ts|timestamp|epoch|imei|imeisv|meid|iccid|vin|asset|part|duns|id|version|ver|build|revision|"

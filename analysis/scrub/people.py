@@ -43,6 +43,7 @@ from handoff.analysis.scrub.vocabulary import (
 from handoff.analysis.scrub.windows import aligned_lower, windowed
 
 _WORD = re.compile(rf"{LETTER}(?:{LETTER}|['’\-.](?={LETTER}))*\.?")
+_UPPER_CODE = re.compile(r"[A-Z0-9]+(?:-[A-Z0-9]+)*-(?:[A-Z]|\d+)|[A-Z0-9]+(?:-[A-Z0-9]+){2,}")
 _HONORIFIC_PREFIX = re.compile(rf"(?:(?:{HONORIFICS})\.?\s+)+")
 _LOWER_NAME = re.compile(r"[a-zà-ÿ][a-zà-ÿ'\-]+(?: [a-zà-ÿ][a-zà-ÿ'\-]+){1,3}(?=\s*(?:[,.;)\"]|$))")
 _SIGN_OFF_PHRASES = tuple(re.sub(r"\(\?i:|\)", "", cues.SIGN_OFF).split("|"))
@@ -98,6 +99,7 @@ def name_span(value: str, *, strong: bool) -> tuple[int, int] | None:
         return (lower.start(), lower.end()) if lower and _lower_name_ok(lower.group()) else None
     end = match.end()
     code = value[end : end + 1] in ("-", "_", "/") and value[end + 1 : end + 2].isalnum()  # "LC-DUTY-02"
+    code = code or _UPPER_CODE.fullmatch(match.group()) is not None  # "NOC-SHIFT-B": a shift or a queue
     if code or (fold(match.group().split()[0]) in VESSEL_PREFIXES and match.group()[:2].isupper()):  # "MV Ada Lee"
         return None
     rest = value[end:].lstrip(" ")

@@ -525,6 +525,10 @@ def _url_userinfo(segment: str, finding: Finding) -> bool:
 _SCP_PATH = re.compile(r":[\w~/.]")
 
 
+_PIECE_ENTITIES = frozenset(("US_SSN", "UK_NHS", "US_ITIN"))
+_PIECE_OF_LONGER = re.compile(r"[-.]\d")
+
+
 def _not_personal(segment: str, finding: Finding) -> bool:
     """An address no person has (``0.0.0.0``, ``127.0.0.1``, ``::1``: a listen or loopback address), the
     ``user@host:path`` of an SSH remote whose user names no one (``git@…:org/repo.git``), or a
@@ -537,6 +541,8 @@ def _not_personal(segment: str, finding: Finding) -> bool:
         return address.is_unspecified or address.is_loopback
     if finding.entity == "EMAIL_ADDRESS" and _SCP_PATH.match(segment, finding.end):
         return not user_is_named(finding.text.split("@", 1)[0])  # git@host:repo.git: an SSH remote, no mailbox
+    if finding.entity in _PIECE_ENTITIES and _PIECE_OF_LONGER.match(segment, finding.end):
+        return True  # "978-83-8191" of the ISBN 978-83-8191-442-6: a piece of a longer number is no SSN
     if finding.entity == "PHONE_NUMBER" and not finding.text.startswith("+"):
         before = segment[finding.start - 1 : finding.start] if finding.start else ""
         after = segment[finding.end : finding.end + 1]

@@ -78,3 +78,24 @@ def test_password_flags_of_mqtt_and_sql_tools_and_webhook_signatures_are_secrets
     out = scrubber.scrub_text(text)
     assert "Zk4qWm8vTr2Lp9xa" not in out and "Gh7#kd92LmQz" not in out and "5f0c9e3d1a2b" not in out
     assert "-p 8883" in out and "mq.internal" in out
+
+
+def test_codes_machine_accounts_departments_and_pieces_of_longer_numbers_are_kept(scrubber):
+    text = (
+        "Reporter: OPS-NIGHT-C\n"
+        '{"user": "billing-bot", "owner": "deploy-svc"}\n'
+        "To: Harrogate Reception <frontdesk@spa-harrogate.example>\n"
+        "Reorder ISBN 978-84-376-0494-7 before Friday.\n"
+    )
+    assert _left(
+        scrubber, text, ("OPS-NIGHT-C", "billing-bot", "deploy-svc", "Harrogate Reception", "978-84-376-0494-7")
+    ) == [
+        "OPS-NIGHT-C",
+        "billing-bot",
+        "deploy-svc",
+        "Harrogate Reception",
+        "978-84-376-0494-7",
+    ]
+    # the same fields with people in them are still scrubbed, and a whole SSN is one
+    people = 'Reporter: MARIE-CLAIRE DUBOIS\n{"user": "kwame.asante"}\nSSN 219-09-9999 on file.'
+    assert _left(scrubber, people, ("MARIE-CLAIRE DUBOIS", "kwame.asante", "219-09-9999")) == []
