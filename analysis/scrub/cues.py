@@ -89,6 +89,8 @@ PLACE_PREFIXES = frozenset(
 DETERMINERS = frozenset("my our your his her their its the this that these those a an".split())
 
 _NAME = rf"(?P<name>{NAME_SEQ})"
+_HANGUL_NAME = r"[\uac00-\ud7af]{2,4}"
+_CJK_NAME = r"[\uac00-\ud7af]{2,4}|[\u4e00-\u9fff]{2,4}|[\u3040-\u30ff\u4e00-\u9fff]{2,6}"
 # Each cue and the pattern of a name after (or around) it.
 CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("honorific", re.compile(rf"(?<![\w])(?:{HONORIFICS})\.?[ \t]+{_NAME}")),
@@ -134,6 +136,10 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "speaker-time",
         re.compile(rf"^{_NAME}[ \t]{{2,}}\d{{1,2}}:\d{{2}}(?::\d{{2}})?[ \t]", re.MULTILINE),
     ),
+    # A name in Hangul, kana or Han as a chat export's speaker ("박지훈  9:25 AM") or a Korean letter's
+    # sign-off ("서연 드림", "김민준 올림": "offered by").
+    ("cjk-speaker", re.compile(rf"^(?P<name>{_CJK_NAME})[ \t]{{2,}}\d{{1,2}}:\d{{2}}", re.MULTILINE)),
+    ("cjk-sign-off", re.compile(rf"^[> \t]*(?P<name>{_HANGUL_NAME})[ \t]*(?:드림|올림)[ \t]*$", re.MULTILINE)),
     (
         "display-name",
         re.compile(rf"(?:^|(?<=[\s,;:(\"]))\"?{_NAME}\"?[ \t]*<[^<>\s@]{{1,64}}@", re.MULTILINE),
@@ -157,6 +163,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 # Literals every match of a cue contains (lower case; honorifics are matched case-sensitively).
 CUE_KEYWORDS: dict[str, tuple[str, ...]] = {
+    "cjk-sign-off": ("드림", "올림"),
     "greeting": tuple(w for w in re.sub(r"\(\?i:|\)", "", GREETING).split("|")),
     "sign-off": tuple(w.split()[0] for w in re.sub(r"\(\?i:|\)", "", SIGN_OFF).split("|")),
     "role": tuple(re.sub(r"\(\?i:|\)", "", ROLE).split("|")),

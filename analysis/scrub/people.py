@@ -43,6 +43,7 @@ from handoff.analysis.scrub.vocabulary import (
 from handoff.analysis.scrub.windows import aligned_lower, windowed
 
 _WORD = re.compile(rf"{LETTER}(?:{LETTER}|['’\-.](?={LETTER}))*\.?")
+_LINE_END_AFTER = re.compile(r"[ \t]*[,!][ \t]*(?:\n|$)")
 _UPPER_CODE = re.compile(r"[A-Z0-9]+(?:-[A-Z0-9]+)*-(?:[A-Z]|\d+)|[A-Z0-9]+(?:-[A-Z0-9]+){2,}")
 _HONORIFIC_PREFIX = re.compile(rf"(?:(?:{HONORIFICS})\.?\s+)+")
 _LOWER_NAME = re.compile(r"[a-zà-ÿ][a-zà-ÿ'\-]+(?: [a-zà-ÿ][a-zà-ÿ'\-]+){1,3}(?=\s*(?:[,.;)\"]|$))")
@@ -64,6 +65,8 @@ _STRONG_CUES = frozenset(
         "name-suffix",
         "dash-signature",
         "wrote",
+        "cjk-speaker",
+        "cjk-sign-off",
     }
 )
 _MULTI_WORD_CUES = frozenset(
@@ -182,6 +185,10 @@ def _cue_findings(text: str, cue: str, matches: Iterable[re.Match[str]]) -> Iter
         if cue == "preposition" and (_thing_shaped(text, start, end) or is_place(text[start:end])):
             continue  # "from São Paulo", "via Jebel Ali"
         strong = cue in _STRONG_CUES or _role_full_name(text, cue, start, end)
+        # a letter's opening line, "Cześć Kasia,": an addressing greeting and a name that ends its line
+        strong = strong or (
+            _addresses(text, cue, match.start(), start) and _LINE_END_AFTER.match(text, end) is not None
+        )
         if cue == "speaker" and text[match.start() : start].lstrip()[:1] in ("-", "*", "•"):
             strong = False  # "- Captain Rook: damage 220 → 205": a bulleted list of fields, not a chat
         if (
@@ -465,7 +472,8 @@ def _unknown_name_word(gaz: Gazetteer, folded: str) -> bool:
 _ADDRESSING_CUES = frozenset(("honorific", "kin", "intro"))
 _ADDRESSING_GREETINGS = frozenset(
     "dear hi hello hey hiya olá ola oi hola bonjour salut hallo ciao liebe lieber estimado estimada querido querida "
-    "caro cara beste hej hei hoi moi kære merhaba".split()
+    "caro cara beste hej hei hoi moi kære kaere merhaba czesc witam szanowny szanowna ahoj buongiorno servus moin "
+    "halla selam kia привіт вітаю привет здравствуйте".split()
 )
 
 

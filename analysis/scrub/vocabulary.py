@@ -75,7 +75,7 @@ NAME_BOUNDARY = frozenset("@./#$%&<\\-_")
 HONORIFICS = (
     r"Mr|Mrs|Ms|Miss|Mx|Dr|Dra|Prof|Herr|Herrn|Frau|Mme|Mlle|Mevr|Dhr|Sr|Sra|Srta|Sig|Sig\.ra|Dott|Dott\.ssa|"
     r"Sir|Dame|Lady|Rev|Ma|Sayın|Pan|Pani|Bapak|Ibu|Tuan|Puan|Shri|Smt|Khun|Pak|Mbak|Fru|Hr|Señor|Señora|Signor|"
-    r"Signora|Monsieur|Madame|Mademoiselle|Mevrouw|Meneer"
+    r"Signora|Monsieur|Madame|Mademoiselle|Mevrouw|Meneer|Padre|Pastor|Pfarrer|Rabbi|Imam|Reverend"
 )
 HONORIFIC_WORDS = frozenset(w.lower() for w in HONORIFICS.replace("\\", "").split("|")) | {"mr.", "dr.", "ms.", "mrs."}
 NAME_SUFFIXES = frozenset(

@@ -99,3 +99,12 @@ def test_codes_machine_accounts_departments_and_pieces_of_longer_numbers_are_kep
     # the same fields with people in them are still scrubbed, and a whole SSN is one
     people = 'Reporter: MARIE-CLAIRE DUBOIS\n{"user": "kwame.asante"}\nSSN 219-09-9999 on file.'
     assert _left(scrubber, people, ("MARIE-CLAIRE DUBOIS", "kwame.asante", "219-09-9999")) == []
+
+
+def test_names_in_hangul_as_chat_speakers_and_korean_sign_offs_clergy_and_letter_openings(scrubber):
+    text = "Rest stop at the marina.\n\n김도윤  10:41 AM\n안녕하세요 — the van is here\n\n> 하은 드림\n"
+    assert _left(scrubber, text, ("김도윤", "하은")) == []
+    assert _left(scrubber, "Acompanhado pelo Padre Evaristo na missa.", ("Evaristo",)) == []
+    assert _left(scrubber, "Witam Zosia,\n\nthe keys are at reception.", ("Zosia",)) == []
+    # an opening line to a team or a customer is no name
+    assert _left(scrubber, "Hi Team,\nthe keys are at reception.", ("Team",)) == ["Team"]
