@@ -19,6 +19,7 @@ from handoff.analysis.scrub.labels import Label, label_of
 from handoff.analysis.scrub.people import name_span
 
 _SEPARATORS = (",", "\t", "|", ";")
+_COUPLE = re.compile(r"[ \t]*(?:&|\+|and|und|et|y|e)[ \t]+", re.IGNORECASE)
 _DATE = re.compile(DATE)
 _RULE = re.compile(r"^[\s|:\-+]+$")
 
@@ -122,16 +123,15 @@ def _row_findings(
             end -= 1
         value = line[start:end]
         span = _value_span(value, label)
-        if span is not None:
+        while span is not None:
             s, e = start + span[0], start + span[1]
-            yield Finding(
-                label.entity,
-                offset + s,
-                offset + e,
-                0.85,
-                "TableColumnRecognizer",
-                line[s:e],
-            )
+            yield Finding(label.entity, offset + s, offset + e, 0.85, "TableColumnRecognizer", line[s:e])
+            # "Noor & Sami Haddad", "Ana y Luis Ruiz": a couple in one person cell is two people
+            joiner = _COUPLE.match(line, e, end) if label.entity == "PERSON" else None
+            if joiner is None:
+                break
+            start = joiner.end()
+            span = _value_span(line[start:end], label)
 
 
 def _value_span(value: str, label: Label) -> tuple[int, int] | None:

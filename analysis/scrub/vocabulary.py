@@ -296,23 +296,19 @@ BUSINESS_WORDS = frozenset(
         "sales",
         "marketing",
         "procurement",
-        "reception",
-        "accounts",
-        "helpdesk",
-        "admissions",
-        "enquiries",
-        "inquiries",
-        "bookings",
-        "reservations",
-        "dispatch",
-        "facilities",
-        "claims",
-        "returns",
-        "frontdesk",
-        "concierge",
-        "housekeeping",
-        "mailroom",
-        "staff",
+        # trades and sectors a small firm is named with ("Abbott & Costello Events", "Okonjo Plumbing Supplies")
+        *(
+            "events event catering productions production design designs entertainment tours supplies supply "
+            "plumbing electrical dental landscaping cleaning auto garage bakery kitchen salon beauty fitness gym "
+            "storage haulage removals roofing glazing joinery interiors furniture flooring printing signs "
+            "consultancy accountants solicitors architects surveyors estates lettings rentals hire veterinary vets "
+            "opticians nursery elementary retirement charity"
+        ).split(),
+        # departments a mailbox or a display name is named after ("Harrogate Reception", "Claims")
+        *(
+            "reception accounts helpdesk admissions enquiries inquiries bookings reservations dispatch facilities "
+            "claims returns frontdesk concierge housekeeping mailroom staff"
+        ).split(),
         "engineering",
         "product",
         "products",

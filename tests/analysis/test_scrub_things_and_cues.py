@@ -108,3 +108,10 @@ def test_names_in_hangul_as_chat_speakers_and_korean_sign_offs_clergy_and_letter
     assert _left(scrubber, "Witam Zosia,\n\nthe keys are at reception.", ("Zosia",)) == []
     # an opening line to a team or a customer is no name
     assert _left(scrubber, "Hi Team,\nthe keys are at reception.", ("Team",)) == ["Team"]
+
+
+def test_a_founder_and_a_trade_after_an_ampersand_is_a_firm_in_a_person_column(scrubber):
+    text = "client_name,lease_id\nAbbott & Reyes Catering,LS-2291\nNoor & Sami Haddad,LS-2292\n"
+    out = scrubber.scrub_text(text)
+    # a couple in one person cell is two people
+    assert "Abbott & Reyes Catering" in out and "Noor" not in out and "Sami" not in out and "Haddad" not in out
