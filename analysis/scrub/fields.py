@@ -16,7 +16,7 @@ from handoff.analysis.scrub.addresses import looks_like_address
 from handoff.analysis.scrub.findings import Finding
 from handoff.analysis.scrub.gazetteer import english_word
 from handoff.analysis.scrub.labels import is_list_label, label_of
-from handoff.analysis.scrub.people import name_span
+from handoff.analysis.scrub.people import name_span, name_spans
 from handoff.analysis.scrub.windows import windowed
 
 _DOB_KEYWORDS = (
@@ -424,14 +424,8 @@ def labelled_names(text: str, lower: str) -> Iterator[Finding]:
     for match in _JSON_FIELD.finditer(text):
         label = label_of(match.group(1))
         if label is not None and label.entity == "PERSON":
-            span = name_span(match.group(2), strong=label.strong)
-            if span is not None:
-                yield _span_finding(
-                    text,
-                    match.start(2) + span[0],
-                    match.start(2) + span[1],
-                    "NameFieldRecognizer",
-                )
+            for span in name_spans(match.group(2), strong=label.strong):
+                yield _span_finding(text, match.start(2) + span[0], match.start(2) + span[1], "NameFieldRecognizer")
     for match in windowed(_KV_FIELD, text, lower, _NAME_KEYWORDS, before=42, after=50, word_start=True):
         label = label_of(match.group(1)) or (label_of(match.group(2)) if match.group(2) else None)
         if label is not None and label.entity == "PERSON":
@@ -440,14 +434,8 @@ def labelled_names(text: str, lower: str) -> Iterator[Finding]:
             if is_list_label(match.group(1)):
                 yield from _listed_names(text, match.end(), value)
                 continue
-            span = name_span(value, strong=label.strong)
-            if span is not None:
-                yield _span_finding(
-                    text,
-                    match.end() + span[0],
-                    match.end() + span[1],
-                    "NameFieldRecognizer",
-                )
+            for span in name_spans(value, strong=label.strong):
+                yield _span_finding(text, match.end() + span[0], match.end() + span[1], "NameFieldRecognizer")
 
 
 # One item of a list of people: up to a comma, semicolon, "and" or "&" outside brackets, or the sentence's end.

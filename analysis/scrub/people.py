@@ -116,6 +116,24 @@ def name_span(value: str, *, strong: bool) -> tuple[int, int] | None:
     return (match.start(), end) if _acceptable(match.group(), strong or prefix is not None) else None
 
 
+_COUPLE = re.compile(r"[ \t]*(?:&|\+|and|und|et|y|e)[ \t]+", re.IGNORECASE)
+
+
+def name_spans(value: str, *, strong: bool) -> list[tuple[int, int]]:
+    """:func:`name_span`, and each name joined to it by ``&`` or ``and``: a couple in one field is two
+    people ("Noor & Sami Haddad"; "Hartmann & Söhne GmbH" is a firm, no name at all)."""
+    spans: list[tuple[int, int]] = []
+    offset, span = 0, name_span(value, strong=strong)
+    while span is not None:
+        spans.append((offset + span[0], offset + span[1]))
+        joiner = _COUPLE.match(value, offset + span[1])
+        if joiner is None:
+            break
+        offset = joiner.end()
+        span = name_span(value[offset:], strong=strong)
+    return spans
+
+
 def cued_names(text: str, lower: str | None = None, *, sign_off: bool = True) -> Iterator[Finding]:
     """Names introduced by a cue (honorific, greeting, sign-off, speaker label, display name, role word);
     without ``sign_off``, only the cues that lie on one line."""

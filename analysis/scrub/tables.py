@@ -16,10 +16,9 @@ from collections.abc import Iterator, Sequence
 from handoff.analysis.scrub.fields import DATE
 from handoff.analysis.scrub.findings import Finding
 from handoff.analysis.scrub.labels import Label, label_of
-from handoff.analysis.scrub.people import name_span
+from handoff.analysis.scrub.people import name_span, name_spans
 
 _SEPARATORS = (",", "\t", "|", ";")
-_COUPLE = re.compile(r"[ \t]*(?:&|\+|and|und|et|y|e)[ \t]+", re.IGNORECASE)
 _DATE = re.compile(DATE)
 _RULE = re.compile(r"^[\s|:\-+]+$")
 
@@ -122,16 +121,11 @@ def _row_findings(
         while end > start and line[end - 1] in " \"'":
             end -= 1
         value = line[start:end]
-        span = _value_span(value, label)
-        while span is not None:
-            s, e = start + span[0], start + span[1]
-            yield Finding(label.entity, offset + s, offset + e, 0.85, "TableColumnRecognizer", line[s:e])
-            # "Noor & Sami Haddad", "Ana y Luis Ruiz": a couple in one person cell is two people
-            joiner = _COUPLE.match(line, e, end) if label.entity == "PERSON" else None
-            if joiner is None:
-                break
-            start = joiner.end()
-            span = _value_span(line[start:end], label)
+        spans = name_spans(value, strong=label.strong) if label.entity == "PERSON" else [_value_span(value, label)]
+        for span in spans:
+            if span is not None:
+                s, e = start + span[0], start + span[1]
+                yield Finding(label.entity, offset + s, offset + e, 0.85, "TableColumnRecognizer", line[s:e])
 
 
 def _value_span(value: str, label: Label) -> tuple[int, int] | None:

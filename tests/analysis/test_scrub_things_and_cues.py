@@ -115,3 +115,10 @@ def test_a_founder_and_a_trade_after_an_ampersand_is_a_firm_in_a_person_column(s
     out = scrubber.scrub_text(text)
     # a couple in one person cell is two people
     assert "Abbott & Reyes Catering" in out and "Noor" not in out and "Sami" not in out and "Haddad" not in out
+
+
+def test_a_couple_in_a_json_or_form_field_is_two_people(scrubber):
+    text = '{"customer": "Noor & Sami Haddad", "ref": "X1"}\nTenants: Ana and Luis Ruiz\n{"customer": "Hartmann & Söhne GmbH"}'
+    assert _left(scrubber, text, ("Noor", "Sami", "Haddad", "Ana", "Luis", "Ruiz", "Hartmann & Söhne GmbH")) == [
+        "Hartmann & Söhne GmbH"
+    ]
