@@ -86,7 +86,7 @@ PLACE_PREFIXES = frozenset(
     "san santa santo sao saint sainte sankt st ste fort mount mt lake port cape porto puerto".split()
 )
 # Words that open a sentence, never a name ("Customer: My ETH withdrawal …").
-DETERMINERS = frozenset("my our your his her their its the this that these those a an".split())
+DETERMINERS = frozenset("my our your his her their its the this that these those a an of and for".split())
 
 _NAME = rf"(?P<name>{NAME_SEQ})"
 _HANGUL_NAME = r"[\uac00-\ud7af]{2,4}"

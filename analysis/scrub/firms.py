@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from handoff.analysis.scrub.cues import PLACE_PREFIXES
 from handoff.analysis.scrub.gazetteer import fold
 from handoff.analysis.scrub.vocabulary import BUSINESS_WORDS
 
@@ -39,3 +40,24 @@ def firm_named_after(text: str, end: int) -> bool:
     tail = _FIRM_TAIL.match(text, end, end + 48)
     words = [fold(w.rstrip(".,")) for w in tail.group("words").split()] if tail else []
     return any(w in BUSINESS_WORDS or w in _KIN_FIRMS for w in words)
+
+
+_CAMEL = re.compile(r"[A-Z][a-zà-ÿ]{3,}[A-Z]")
+_TICKER_AFTER = re.compile(r"[ \t]*\([A-Z][A-Z.]{0,6}\)")
+# "Spencer Wells forceps", "Asperger syndrome", "Glasgow Coma Scale": a name before such a noun names a thing
+_EPONYM_AFTER = re.compile(
+    r"[ \t]+(?:forceps|retractor|clamp|syndrome|disease|test|method|scale|index|effect|law|principle|equation|"
+    r"algorithm|curve|procedure|manoeuvre|maneuver|sign|reflex|classification|criteria|score)\b"
+)
+_VINTAGE_AFTER = re.compile(r"[ \t]+(?:19|20)\d\d\b(?![\-/.:]\d)")  # "Dom Pérignon 2013": a vintage or model year
+
+
+def thing_shaped(text: str, start: int, end: int) -> bool:
+    """Whether a gazetteer-only name is rather a place ("Santa Clara"), a product ("Abbott FreeStyle
+    Libre") or a listed company ("Eli Lilly (LLY)")."""
+    phrase = text[start:end]
+    if any(fold(w) in PLACE_PREFIXES for w in re.split(r"[\s\-.]+", phrase)):
+        return True
+    if any(_CAMEL.search(w) for w in phrase.split()):
+        return True
+    return any(after.match(text, end) is not None for after in (_TICKER_AFTER, _VINTAGE_AFTER, _EPONYM_AFTER))

@@ -167,7 +167,7 @@ ID_LABEL_BEFORE = re.compile(
     r"consignment|pro|bol|ref|reference|case|booking|reservation|confirmation|pnr|transaction|txn|receipt|serial|sn|s/n|"
     r"sku|ean|upc|gtin|isbn|ndc|lot|batch|rma|po|declaration|dp|permit|licen[cs]e|account|acct|iban|contract|"
     r"expires|exp|ts|timestamp|epoch|imei|imeisv|meid|iccid|vin|asset|part|duns|id|version|ver|build|revision|"
-    r"rev|changelist|mpn|abn|acn|ein|siren|siret|kvk|crn|uen|gstin|company)"
+    r"rev|changelist|mpn|abn|acn|ein|siren|siret|kvk|crn|uen|gstin|company|doc|document|belnr|beleg)"
     r"(?:[ _\-]?(?:no|nos|number|numbers|num|ids?|#|n°|nº))?s?\.?"
     r"[\"']?[ \t]*[:=#]?[ \t]*\[?[ \t]*[\"']?[ \t]*(?:(?:n[°º]|no\.?|#)[ \t]*)?$"
 )
@@ -187,6 +187,8 @@ def phone_shaped(text: str) -> bool:
     digits = digit_count(text)
     if digits < PHONE_MIN_DIGITS or _DATE_PREFIX.match(text) or _ISO_DATE.search(text) or IPV4_LIKE.search(text):
         return False
+    if ".." in text or _OPEN_GROUP_END.search(text):
+        return False  # "26-0871..26-0874": a range of ids; "431902125 (8": a number and a bracketed count
     if text.startswith(("+", "(")):
         return True
     if _PRODUCT_CODE_GROUPS.search(text) or _COMPACT_DATE_HOUR.fullmatch(text):
@@ -194,6 +196,7 @@ def phone_shaped(text: str) -> bool:
     return 10 <= digits <= 11 or (digits >= 10 and not text.isdigit())  # 13 bare digits: an epoch-ms timestamp
 
 
+_OPEN_GROUP_END = re.compile(r"\([^)]*$")
 # A bare run of ten digits that reads as a date and an hour (2026061900: a forecast model run, a partition).
 _COMPACT_DATE_HOUR = re.compile(r"20[0-4]\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?:[01]\d|2[0-3])")
 

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 
 from handoff.analysis.scrub import cues
 from handoff.analysis.scrub.findings import Finding, shifted
-from handoff.analysis.scrub.firms import firm_after, firm_named_after
+from handoff.analysis.scrub.firms import firm_after, firm_named_after, thing_shaped
 from handoff.analysis.scrub.gazetteer import Gazetteer, english_word, fold, gazetteer, is_place
 from handoff.analysis.scrub.labels import label_of
 from handoff.analysis.scrub.vocabulary import (
@@ -200,7 +200,7 @@ def _cue_findings(text: str, cue: str, matches: Iterable[re.Match[str]]) -> Iter
             continue  # "Date: Tue, 3 Mar 2026" is a message header, "Carrier: DHL" a field
         if cue in _MULTI_WORD_CUES and not _full_name_shaped(text[start:end]):
             continue
-        if cue == "preposition" and (_thing_shaped(text, start, end) or is_place(text[start:end])):
+        if cue == "preposition" and (thing_shaped(text, start, end) or is_place(text[start:end])):
             continue  # "from São Paulo", "via Jebel Ali"
         strong = cue in _STRONG_CUES or _role_full_name(text, cue, start, end)
         # a letter's opening line, "Cześć Kasia,": an addressing greeting and a name that ends its line
@@ -241,7 +241,7 @@ def _role_full_name(text: str, cue: str, start: int, end: int) -> bool:
     # "Nguyễn Đức Long": names around one English word; not "Chair, Pro-Vice-Chancellor Education"
     return (
         (named + unknown == len(raws) or named >= 2 and named + unknown >= len(raws) - 1)
-        and not _thing_shaped(text, start, end)
+        and not thing_shaped(text, start, end)
         and not is_place(text[start:end])
     )
 
@@ -319,11 +319,7 @@ def gazetteer_names(text: str, runs: list[re.Match[str]]) -> Iterator[Finding]:
             start = match.start() + part[span[0]].start()
             end = match.start() + part[span[1] - 1].end()
             start, end = _trim(text, start, end)
-            if (
-                not _brand_at(text, start, end)
-                and not _thing_shaped(text, start, end)
-                and not is_place(text[start:end])
-            ):
+            if not _brand_at(text, start, end) and not thing_shaped(text, start, end) and not is_place(text[start:end]):
                 yield Finding("PERSON", start, end, 0.7, "NameGazetteer", text[start:end])
 
 
@@ -341,22 +337,6 @@ def _split_at(words: list[re.Match[str]], cuts: list[int]) -> list[list[re.Match
 
 
 # An inner capital after a lower-case run longer than a name prefix (Mc, Mac, De, La, Van): "FreeStyle", "PayPal".
-_CAMEL = re.compile(r"[A-Z][a-zà-ÿ]{3,}[A-Z]")
-_TICKER_AFTER = re.compile(r"[ \t]*\([A-Z][A-Z.]{0,6}\)")
-_VINTAGE_AFTER = re.compile(r"[ \t]+(?:19|20)\d\d\b(?![\-/.:]\d)")  # "Dom Pérignon 2013": a vintage or model year
-
-
-def _thing_shaped(text: str, start: int, end: int) -> bool:
-    """Whether a gazetteer-only name is rather a place ("Santa Clara"), a product ("Abbott FreeStyle
-    Libre") or a listed company ("Eli Lilly (LLY)")."""
-    phrase = text[start:end]
-    if any(fold(w) in cues.PLACE_PREFIXES for w in re.split(r"[\s\-.]+", phrase)):
-        return True
-    if any(_CAMEL.search(w) for w in _WORD.findall(phrase)):
-        return True
-    return _TICKER_AFTER.match(text, end) is not None or _VINTAGE_AFTER.match(text, end) is not None
-
-
 # What may follow a name inside one word: a possessive ("Okafor's") or a Japanese or Korean
 # honorific suffix ("Tanaka-san", "Ji-hoon-ssi").
 NAME_WORD_SUFFIX = re.compile(r"(?:['’]s|-(?:san|sama|kun|chan|sensei|senpai|shi|ssi|nim))$")
@@ -484,6 +464,19 @@ def _unknown_name_word(gaz: Gazetteer, folded: str) -> bool:
     )
 
 
+_POSSESSIVE_THING = re.compile(r"\w['’]s[ \t]+[A-Z]")
+
+
+def _site_of_town(gaz: Gazetteer, core: list[str]) -> bool:
+    """A town that is no given name, then words that are not all names: a site or a branch."""
+    return (
+        len(core) > 1
+        and is_place(core[0])
+        and not gaz.is_given(core[0])
+        and not all(gaz_name(gaz, w) for w in core[1:])
+    )
+
+
 # Cues that address or name one person ("Dear Dr Lee,", "my wife Rose", "I'm Grace"): after them one
 # word that is both a name and an English word ("Lee", "Park", "Rose") is the person; not after
 # "Thanks" or "Morning", which also greet a team or thank a bank.
@@ -519,6 +512,8 @@ def _acceptable(phrase: str, strong: bool, single_ok: bool = True, addressed: bo
         return False
     if words[0] in cues.DETERMINERS:
         return False  # "Customer: My ETH withdrawal is stuck": a sentence, not a name
+    if _POSSESSIVE_THING.search(phrase) or _site_of_town(gaz, core):
+        return False  # "Sir Henry's Promise", "Ana's Bakery"; "Leeds Kirkgate", "Liverpool Albert Dock"
     if (
         len(core) > 1
         and len(core[-1]) == 1

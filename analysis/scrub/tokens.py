@@ -32,7 +32,12 @@ _NAMED_KEY = re.compile(
     r"\b(?P<key>[A-Za-z][A-Za-z0-9_]*(?:PASS|PASSWD|PASSWORD|SECRET|TOKEN|KEY|SID|AUTH|BASIC|CREDENTIALS?|_pass|"
     r"_secret|_token|_key|_sid|_auth|token))[\"']?[ \t]*[:=][ \t]*" + _QUOTED
 )
-_PUBLIC_KEY = re.compile(r"(?i)public[_\-]?key$")
+# Keys that are no credential: a public key, and a key of a data model ("usage_date_key", "sort_key",
+# "partition_key", "idempotency_key": a column or a request's id)
+_PUBLIC_KEY = re.compile(
+    r"(?i)(?:public|date|sort|partition|primary|foreign|row|cache|lookup|surrogate|natural|composite|dimension|"
+    r"idempotency|dedupe|dedup|group|routing|shard|object|s3|bucket|index|hash|map)[_\-]?key$"
+)
 _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "SECRET",
@@ -44,7 +49,7 @@ _SPECS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|\bkey-[0-9a-z]{32}\b|\bglptt-[0-9a-f]{40}\b"
             r"|\bdp\.(?:st|pt|sa|ct|scim|audit)\.(?:[\w\-]{1,24}\.)?[\w\-]{20,}"
             r"|\bATATT3[\w\-=]{50,}|\blin_(?:api|oauth)_[A-Za-z0-9]{32,}|\bshp(?:ss|ca|pa)_[a-fA-F0-9]{32}"
-            r"|\bNRAK-[A-Z0-9]{27}\b|\bhf_[A-Za-z]{30,}\b"
+            r"|\bNRAK-[A-Z0-9]{27}\b|\bhf_[A-Za-z0-9]{30,}\b"
             r"|\bsq0(?:atp|csp)-[\w\-]{22,43}|\bEAAA[\w\-]{60}"
             r"|\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b|\bglsa_[A-Za-z0-9]{32}_[a-f0-9]{8}\b|\bdapi[a-f0-9]{32}\b"
             r"|\bsbp_[a-f0-9]{40}\b|\bfigd_[\w\-]{40}|\bntn_[A-Za-z0-9]{40,}|\bsecret_[A-Za-z0-9]{43}\b|\bgsk_[A-Za-z0-9]{52}\b"

@@ -302,7 +302,10 @@ BUSINESS_WORDS = frozenset(
             "plumbing electrical dental landscaping cleaning auto garage bakery kitchen salon beauty fitness gym "
             "storage haulage removals roofing glazing joinery interiors furniture flooring printing signs "
             "consultancy accountants solicitors architects surveyors estates lettings rentals hire veterinary vets "
-            "opticians nursery elementary retirement charity"
+            "opticians nursery elementary retirement charity marine maritime towage "
+            # named rooms, races, prizes and funds ("Lady Anne Suite", "Sir Henry Cecil Stakes")
+            "suite lounge ballroom pavilion stakes handicap trophy cup prize award awards medal lecture fund "
+            "scholarship fellowship memorial"
         ).split(),
         # departments a mailbox or a display name is named after ("Harrogate Reception", "Claims")
         *(

@@ -122,3 +122,32 @@ def test_a_couple_in_a_json_or_form_field_is_two_people(scrubber):
     assert _left(scrubber, text, ("Noor", "Sami", "Haddad", "Ana", "Luis", "Ruiz", "Hartmann & Söhne GmbH")) == [
         "Hartmann & Söhne GmbH"
     ]
+
+
+def test_horses_races_rooms_instruments_and_sites_named_after_people_are_things(scrubber):
+    text = (
+        "| horse | race |\n|---|---|\n| Sir Dermot's Promise | Sir Patrick Dunne Stakes |\n"
+        "Conference in the Lady Margaret Suite; tray TR-9: Spencer Wells forceps x 6.\n"
+        "Managers for Manchester Deansgate and Leeds Kirkgate joined.\n"
+    )
+    kept = ("Sir Dermot's Promise", "Patrick Dunne Stakes", "Lady Margaret Suite", "Spencer Wells", "Leeds Kirkgate")
+    assert _left(scrubber, text, kept) == list(kept)
+    # a person after the same cues is still a person
+    assert (
+        _left(
+            scrubber,
+            "Sir Patrick Dunne will present the trophy. Dr Sydney Omondi will call.",
+            ("Patrick Dunne", "Omondi"),
+        )
+        == []
+    )
+
+
+def test_ranges_of_ids_document_numbers_date_keys_and_a_huggingface_token(scrubber):
+    text = (
+        "casks 26-0871..26-0874 filled; SAP doc 5100048812 posted; s/n 431902118 to 431902125 (8 units)\n"
+        '{"usage_date_key": 20260531, "hf": "hf_kQ2wE9rT5yU1iO7pA3sD8fG4hJ6kL0zX2cV9b"}\n'
+    )
+    out = scrubber.scrub_text(text)
+    assert "26-0871..26-0874" in out and "5100048812" in out and "431902125" in out and "20260531" in out
+    assert "hf_kQ2wE9rT5yU1iO7pA3sD8fG4hJ6kL0zX2cV9b" not in out
