@@ -10,7 +10,7 @@ import re
 from handoff.analysis.scrub.vocabulary import HONORIFICS, LETTER, NAME_SEQ, NAME_WORD, U
 
 GREETING = (
-    r"(?i:dear|hi|hello|hey|hiya|morning|good morning|good afternoon|good evening|thanks|thank you|many thanks|"
+    r"(?i:dear|hi|hello|hey|hiya|g'day|g’day|morning|good morning|good afternoon|good evening|thanks|thank you|many thanks|"
     r"cheers|olá|ola|oi|hola|buenos días|bonjour|salut|hallo|ciao|liebe|lieber|sehr geehrte|sehr geehrter|"
     r"estimado|estimada|querido|querida|caro|cara|beste|hej|hei|hoi|moi|kære|merhaba|salam|assalamu alaikum|namaste|sawasdee|"
     r"cześć|witam|dzień dobry|szanowny panie|szanowna pani|szanowni|ahoj|dobrý den|buongiorno|bom dia|boa tarde|"
@@ -152,7 +152,10 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("intro", re.compile(rf"(?<![\w-]){INTRO}[ \t]+{_NAME}{INTRO_END}")),
     (
         "here",
-        re.compile(rf"(?:^|(?<=[.!?][ \t])|(?<=[.!?][ \t]{{2}})){_NAME}[ \t]+here(?=[ \t]*[,.!:;—–-])", re.MULTILINE),
+        re.compile(
+            rf"(?:^|(?<=[.!?,][ \t])|(?<=[.!?][ \t]{{2}})){_NAME}[ \t]+here(?=[ \t]*[,.!:;—–-]|[ \t]+from\b)",
+            re.MULTILINE,
+        ),
     ),
     ("wrote", re.compile(rf"(?:^|(?<=[\s,]))(?:{_NAME}|(?P<lower>{LOWER_NAME}))[ \t]+{WROTE}[ \t]*:", re.MULTILINE)),
     ("paren-speaker", re.compile(rf"(?<=[\w.][ \t])\({_NAME}\):[ \t]")),

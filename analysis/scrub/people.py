@@ -482,7 +482,7 @@ def _site_of_town(gaz: Gazetteer, core: list[str]) -> bool:
 # "Thanks" or "Morning", which also greet a team or thank a bank.
 _ADDRESSING_CUES = frozenset(("honorific", "kin", "intro"))
 _ADDRESSING_GREETINGS = frozenset(
-    "dear hi hello hey hiya olá ola oi hola bonjour salut hallo ciao liebe lieber estimado estimada querido querida "
+    "dear hi hello hey hiya g'day g’day olá ola oi hola bonjour salut hallo ciao liebe lieber estimado estimada querido querida "
     "caro cara beste hej hei hoi moi kære kaere merhaba czesc witam szanowny szanowna ahoj buongiorno servus moin "
     "halla selam kia привіт вітаю привет здравствуйте".split()
 )

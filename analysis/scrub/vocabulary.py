@@ -21,6 +21,8 @@ INITIAL = rf"{U}\.(?:\s?{U}\.)*"
 PARTICLES = frozenset(
     [
         "te",  # Māori: "Aroha Te Whare", "Hēmi Te Rangi"
+        "ap",  # Welsh: "Rhys ap Gwilym"
+        "ferch",
         "de",
         "del",
         "della",

@@ -151,3 +151,7 @@ def test_ranges_of_ids_document_numbers_date_keys_and_a_huggingface_token(scrubb
     out = scrubber.scrub_text(text)
     assert "26-0871..26-0874" in out and "5100048812" in out and "431902125" in out and "20260531" in out
     assert "hf_kQ2wE9rT5yU1iO7pA3sD8fG4hJ6kL0zX2cV9b" not in out
+
+
+def test_a_name_introducing_itself_after_a_greeting_to_someone_else(scrubber):
+    assert _left(scrubber, "G'day Tui, Anjali here from Member Services.", ("Anjali",)) == []
