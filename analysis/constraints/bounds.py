@@ -248,6 +248,10 @@ def find_bounds(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constr
             op, start = _prefix_op(_cue(m.group(1)), m.start(1), low)
             yield _bound(_lead_op(op, atom, low), atom, start, atom.end, text)
             continue
+        label = _LABELLED_BOUND.search(low, *window) if i in after_prefix else None
+        if label is not None:  # "the maximum stay is 3 hours", "minimum order value: EUR 500"
+            yield _bound(_LABEL_OPS[label.group(1)], atom, label.start(1), atom.end, text)
+            continue
         key = _KEY.search(low, *window) if i in after_key else None
         if key is None and i in keyed:  # a keyed quantity, "return_within_days": 7
             key = _KEYED_PREFIX.search(low, *window)
@@ -267,6 +271,22 @@ def find_bounds(text: str, low: str, atoms: list[Constraint]) -> Iterator[Constr
 
 
 _PLUS = re.compile(r"\+(?![\w+])")
+
+
+# A bound word naming what it bounds before the value: "the maximum stay is 3 hours", "minimum order value: EUR 500".
+_LABELLED_BOUND = re.compile(
+    r"(?<![\w])(maximum|minimum|max|min|limit|cap|ceiling)\.?(?:[ \t]+[a-z][a-z\-]*){1,3}"
+    r"(?:[ \t]+(?:is|are|of|will[ \t]+be|shall[ \t]+be)|[ \t]*[:=])[ \t]+(?:the[ \t]+)?\Z"
+)
+_LABEL_OPS = {
+    "maximum": "<=",
+    "max": "<=",
+    "limit": "<=",
+    "cap": "<=",
+    "ceiling": "<=",
+    "minimum": ">=",
+    "min": ">=",
+}
 
 
 def _any_in(starts: list[int], lo: int, hi: int) -> bool:

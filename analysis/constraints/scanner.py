@@ -102,10 +102,25 @@ def _dimensions(found: list[Constraint], text: str) -> list[Constraint]:
             continue
         written = _UNIT_AFTER_NUMBER.fullmatch(unit.text)
         spelling = written.group(1) if written else spelling
+        if not _comparable(Decimal(number.token[7:]), unit.text):
+            spelling = None  # "IMO 9588123, 199.9 m": an id beside a length, no list of lengths
+            continue
         value = _quantity(Decimal(number.token[7:]), spelling) if spelling else None  # "4 and 24 replicas" too
         if value is not None:
             out[i - 1] = Constraint("unit", f"unit:{value}", number.text, number.start, number.end)
     return out
+
+
+_LEADING_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _comparable(number: Decimal, unit_text: str) -> bool:
+    """Whether a bare number is within a factor of a thousand of the number a unit is written with."""
+    lead = _LEADING_NUMBER.match(unit_text.replace(",", ""))
+    if lead is None:
+        return True
+    other = Decimal(lead.group())
+    return not other or other / 1000 <= number <= other * 1000
 
 
 # "five (5) years", "thirty (30) days", "30 (thirty) days": a number restated in parentheses is one number,

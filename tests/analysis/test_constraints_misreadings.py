@@ -287,3 +287,17 @@ def test_a_fractional_or_large_number_is_carried_by_a_quantity_that_states_it_in
     assert lost(up, "O- has 1.8 days of stock.") == []
     assert lost(up, "O- has 2.8 days of stock.") == ["number:1.8"]
     assert lost('{"stock_hours": 43.5}', "Stock lasts 2,610 minutes.") == []
+
+
+def test_a_bound_word_naming_what_it_bounds_before_the_value_is_a_bound():
+    assert "comparison:<= unit:3 h" in stored_tokens("The maximum stay is 3 hours, and no return within 2 hours.")
+    assert "comparison:>= money:EUR500.00" in stored_tokens("Minimum order value: EUR 500.")
+    up = "max_stay_h: 3"
+    assert lost(up, "The maximum stay is 3 hours.") == []
+    assert lost(up, "The stay is 3 hours.") == ["comparison:<= unit:3 h"]
+
+
+def test_an_id_beside_a_quantity_does_not_take_its_unit():
+    tokens = stored_tokens("MV ORIENT PEARL (IMO 9588123, 199.9 m LOA, draught 10.8 m)")
+    assert "number:9588123" in tokens and "unit:200 m" in tokens
+    assert {"unit:1 d", "unit:2 d", "unit:3 d"} <= set(stored_tokens("Checks at 24, 48 and 72 hours."))
