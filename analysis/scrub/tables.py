@@ -17,8 +17,10 @@ from handoff.analysis.scrub.fields import DATE
 from handoff.analysis.scrub.findings import Finding
 from handoff.analysis.scrub.labels import Label, label_of
 from handoff.analysis.scrub.people import name_span, name_spans
+from handoff.analysis.scrub.windows import holds_any
 
 _SEPARATORS = (",", "\t", "|", ";")
+_SEPARATOR_IN = re.compile(r"[,\t|;]")
 _DATE = re.compile(DATE)
 _RULE = re.compile(r"^[\s|:\-+]+$")
 
@@ -157,11 +159,15 @@ _HEADER_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")  # "isbn13", "addres
 # A JSON or YAML field: "title": "Mrs Dalloway", show: "Casa Frida".
 _THING_FIELD = re.compile(r'"?([A-Za-z][\w .\-]{0,40}?)"?[ \t]*:[ \t]*"((?:[^"\\\n]|\\.){1,200})"')
 _THING_ENTITIES = frozenset(("PERSON", "PHONE_NUMBER"))
+# A thing's word in a key or a header ("inverter_serial", "Book", "make_model"): what a scan looks for first.
+_THING_KEYWORDS = tuple(sorted(_THING_WORDS))
 
 
 def thing_cells(text: str) -> list[tuple[int, int]]:
     """Spans of the cells under a thing's column header in every table of ``text``, and of the values
     of quoted fields whose key names a thing (``"show": "Casa Frida"``), in text order."""
+    if not holds_any(text.lower(), _THING_KEYWORDS):
+        return []  # most texts: no key or header can name a thing
     spans = _thing_fields(text) if '"' in text else []
     if "\n" not in text or not any(separator in text for separator in _SEPARATORS):
         return spans
@@ -184,7 +190,10 @@ def _thing_columns(text: str) -> list[tuple[int, int]]:
     for line in lines:
         starts.append(starts[-1] + len(line) + 1)
     while index < len(lines):
-        header = _thing_header(lines[index])
+        line = lines[index]
+        header = (
+            _thing_header(line) if _SEPARATOR_IN.search(line) and holds_any(line.lower(), _THING_KEYWORDS) else None
+        )
         index += 1
         if header is None:
             continue
