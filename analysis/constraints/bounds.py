@@ -275,8 +275,10 @@ _PLUS = re.compile(r"\+(?![\w+])")
 
 # A bound word naming what it bounds before the value: "the maximum stay is 3 hours", "minimum order value: EUR 500".
 _LABELLED_BOUND = re.compile(
-    r"(?<![\w])(maximum|minimum|max|min|limit|cap|ceiling)\.?(?:[ \t]+[a-z][a-z\-]*){1,3}"
-    r"(?:[ \t]+(?:is|are|of|will[ \t]+be|shall[ \t]+be)|[ \t]*[:=])[ \t]+(?:the[ \t]+)?\Z"
+    r"(?<![\w])(maximum|minimum|max|min|limit|cap|ceiling|maximale?[nr]?|minimale?[nr]?|máxim[oa]|mínim[oa])\.?"
+    r"(?:[ \t]+[^\W\d_][\w'\-]*){1,3}"
+    r"(?:[ \t]+(?:is|are|of|will[ \t]+be|shall[ \t]+be|beträgt|betragen|es|son|est|sont)|[ \t]*[:=])[ \t]+"
+    r"(?:(?:the|de|del|la|le|el)[ \t]+)?\Z"
 )
 _LABEL_OPS = {
     "maximum": "<=",
@@ -287,6 +289,8 @@ _LABEL_OPS = {
     "minimum": ">=",
     "min": ">=",
 }
+_LABEL_OPS.update({word: "<=" for word in ("maximal", "maximale", "maximalen", "maximaler", "máximo", "máxima")})
+_LABEL_OPS.update({word: ">=" for word in ("minimal", "minimale", "minimalen", "minimaler", "mínimo", "mínima")})
 
 
 def _any_in(starts: list[int], lo: int, hi: int) -> bool:

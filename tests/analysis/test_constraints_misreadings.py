@@ -301,3 +301,13 @@ def test_an_id_beside_a_quantity_does_not_take_its_unit():
     tokens = stored_tokens("MV ORIENT PEARL (IMO 9588123, 199.9 m LOA, draught 10.8 m)")
     assert "number:9588123" in tokens and "unit:200 m" in tokens
     assert {"unit:1 d", "unit:2 d", "unit:3 d"} <= set(stored_tokens("Checks at 24, 48 and 72 hours."))
+
+
+def test_bounds_of_exceeding_limiting_and_labelled_maxima_in_french_spanish_and_german():
+    assert "comparison:> unit:25 °C" in stored_tokens(
+        "Ne pas déplacer les ruches lorsque la température dépasse 25 °C."
+    )
+    assert "comparison:> number:20" in stored_tokens("Si el viento supera los 20 nudos, se pide un tercer remolcador.")
+    assert "comparison:<= money:GBP5000.00" in stored_tokens("La responsabilité est limitée à 5 000 £ par cheval.")
+    assert "comparison:<= unit:8.5 kg" in stored_tokens("Das maximale Siebgewicht beträgt 8,5 kg.")
+    assert "comparison:<= number:64" in stored_tokens("Charge maximale par remorque : 64 ruches.")
