@@ -347,6 +347,9 @@ _NEGATED_CUE = re.compile(
     r"(?:[ \t]+[^\W\d_]+){0,6}?[ \t]+\Z"
 )
 _NEGATED_OPS = {">": "<=", "<": ">="}
+_CONDITION_BETWEEN = re.compile(
+    r"\b(?:when|whenever|if|while|unless|once|lorsque|lorsqu|quand|si|cuando|wenn|falls|sobald)\b"
+)
 
 
 def _prefix_op(cue: str, start: int, low: str) -> tuple[str, int]:
@@ -354,6 +357,8 @@ def _prefix_op(cue: str, start: int, low: str) -> tuple[str, int]:
     from the ``never``/``not`` before it (which is then no negation of its own)."""
     op = _PREFIX_OPS[cue]
     negated = _NEGATED_CUE.search(low, max(0, start - 64), start) if op in _NEGATED_OPS else None
+    if negated is not None and _CONDITION_BETWEEN.search(negated.group()):
+        negated = None  # "do not move hives when the temperature exceeds 25 °C": the "not" is the moving's
     return (_NEGATED_OPS[op], negated.start()) if negated else (op, start)
 
 
