@@ -111,7 +111,8 @@ def handles(text: str) -> Iterator[Finding]:
         handle = match.group("handle")
         if match.group().lstrip(" \t") == handle and not text.startswith("@", match.end()):
             continue  # a bare word opening a line is a handle only in a shell prompt
-        if _handle_names(gaz, handle):
+        if _handle_names(gaz, handle) and _MACHINE_PARTS.isdisjoint(_HANDLE_SPLIT.split(handle)):
+            # not "fleet-bot", "deploy-svc", "ci-runner": accounts of machines
             yield Finding("PERSON", match.start("handle"), match.end("handle"), 0.8, "NameHandle", handle)
 
 
@@ -131,8 +132,6 @@ def _handle_names(gaz: Gazetteer, handle: str) -> bool:
     parts = [p for p in _HANDLE_SPLIT.split(handle) if p]
     if not parts or any(gaz.is_common(p) and not gaz_name(gaz, p) for p in parts if len(p) > 2):
         return False
-    if any(p in _MACHINE_PARTS for p in parts):
-        return False  # "fleet-bot", "deploy-svc", "ci-runner": an account of a machine, not a person
     named = [p for p in parts if len(p) >= 3 and gaz_name(gaz, p) and p not in gaz.ambiguous]
     if named:
         return True

@@ -155,3 +155,10 @@ def test_ranges_of_ids_document_numbers_date_keys_and_a_huggingface_token(scrubb
 
 def test_a_name_introducing_itself_after_a_greeting_to_someone_else(scrubber):
     assert _left(scrubber, "G'day Tui, Anjali here from Member Services.", ("Anjali",)) == []
+
+
+def test_a_mailbox_before_a_colon_is_an_ssh_remote_only_when_its_user_names_no_one(scrubber):
+    """A machine word in a handle keeps the handle itself (``billing-bot``) but does not turn a person's
+    mailbox before a colon into an SSH remote (the check that leaves ``git@github.com:org/repo`` alone)."""
+    out = scrubber.scrub_text("Write to olga.bot@northwind.example:inbox/2026 or clone git@github.com:acme/repo.git")
+    assert "olga.bot@northwind.example" not in out and "git@github.com:acme/repo.git" in out
