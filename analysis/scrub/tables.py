@@ -10,14 +10,15 @@ keeps its values.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
+
+import ahocorasick_rs
 
 from handoff.analysis.scrub.fields import DATE
 from handoff.analysis.scrub.findings import Finding
 from handoff.analysis.scrub.labels import Label, label_of
 from handoff.analysis.scrub.people import name_span, name_spans
-from handoff.analysis.scrub.windows import holds_any
 
 _SEPARATORS = (",", "\t", "|", ";")
 _SEPARATOR_IN = re.compile(r"[,\t|;]")
@@ -157,47 +158,56 @@ _THING_WORDS = frozenset(
 _HEADER_WORDS = re.compile(r"[a-z]+")
 _HEADER_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")  # "isbn13", "address_line_2"
 # A JSON or YAML field: "title": "Mrs Dalloway", show: "Casa Frida".
-_THING_FIELD = re.compile(r'"?([A-Za-z][\w .\-]{0,40}?)"?[ \t]*:[ \t]*"((?:[^"\\\n]|\\.){1,200})"')
+# (a quoted key, or a YAML key opening its line: the pattern starts at a quote or a line start, which `re` finds fast)
+_THING_FIELD = re.compile(
+    r'(?:"([A-Za-z][\w .\-]{0,40})"|^[ \t]*(?:-[ \t]+)?([A-Za-z][\w.\-]{0,40}))[ \t]*:[ \t]*"((?:[^"\\\n]|\\.){1,200})"',
+    re.MULTILINE,
+)
 _THING_ENTITIES = frozenset(("PERSON", "PHONE_NUMBER"))
 # A thing's word in a key or a header ("inverter_serial", "Book", "make_model"): what a scan looks for first.
-_THING_KEYWORDS = tuple(sorted(_THING_WORDS))
+_THING_AUTOMATON = ahocorasick_rs.AhoCorasick(sorted(_THING_WORDS), matchkind=ahocorasick_rs.MatchKind.Standard)
 
 
 def thing_cells(text: str) -> list[tuple[int, int]]:
     """Spans of the cells under a thing's column header in every table of ``text``, and of the values
     of quoted fields whose key names a thing (``"show": "Casa Frida"``), in text order."""
-    if not holds_any(text.lower(), _THING_KEYWORDS):
+    try:
+        hits = _THING_AUTOMATON.find_matches_as_indexes(text.lower())
+    except UnicodeEncodeError:  # a lone surrogate: the automaton cannot encode it
+        return []
+    if not hits:
         return []  # most texts: no key or header can name a thing
-    spans = _thing_fields(text) if '"' in text else []
-    if "\n" not in text or not any(separator in text for separator in _SEPARATORS):
-        return spans
-    return sorted(spans + _thing_columns(text))
-
-
-def _thing_fields(text: str) -> list[tuple[int, int]]:
-    return [
-        match.span(2)
-        for match in _THING_FIELD.finditer(text)
-        if (words := _HEADER_WORDS.findall(match.group(1).lower())) and words[-1] in _THING_WORDS
-    ]
-
-
-def _thing_columns(text: str) -> list[tuple[int, int]]:
     lines = text.split("\n")
-    spans: list[tuple[int, int]] = []
-    index = 0
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line) + 1)
-    while index < len(lines):
-        line = lines[index]
-        header = (
-            _thing_header(line) if _SEPARATOR_IN.search(line) and holds_any(line.lower(), _THING_KEYWORDS) else None
-        )
-        index += 1
+    # only the lines holding a thing's word can be a thing's header or field
+    candidates = sorted({bisect_right(starts, position) - 1 for _, position, _ in hits})
+    spans = [span for index in candidates for span in _thing_fields(lines[index], starts[index])]
+    return sorted(spans + _thing_columns(lines, starts, candidates))
+
+
+def _thing_fields(line: str, offset: int) -> list[tuple[int, int]]:
+    if '"' not in line:
+        return []
+    return [
+        (offset + match.start(3), offset + match.end(3))
+        for match in _THING_FIELD.finditer(line)
+        if (words := _HEADER_WORDS.findall((match.group(1) or match.group(2)).lower())) and words[-1] in _THING_WORDS
+    ]
+
+
+def _thing_columns(lines: list[str], starts: list[int], candidates: list[int]) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    table_end = 0
+    for header_index in candidates:
+        if header_index < table_end or not _SEPARATOR_IN.search(lines[header_index]):
+            continue
+        header = _thing_header(lines[header_index])
         if header is None:
             continue
         separator, things = header
+        index = header_index + 1
         while index < len(lines) and lines[index].strip():
             line = lines[index]
             if not _RULE.match(line):
@@ -208,6 +218,7 @@ def _thing_columns(text: str) -> list[tuple[int, int]]:
                     (starts[index] + start, starts[index] + end) for (start, end), thing in zip(cells, things) if thing
                 ]
             index += 1
+        table_end = index
     return spans
 
 
