@@ -153,7 +153,8 @@ def _value_span(value: str, label: Label) -> tuple[int, int] | None:
 _THING_WORDS = frozenset(
     "book books product products item items sku isbn ean upc gtin serial sn part model make brand show podcast "
     "album track film movie breed species vin imei company organisation organization vendor supplier merchant "
-    "venue store shop school hotel publisher imprint".split()
+    "venue store shop school hotel publisher imprint horse horses race races ship ships vessel vessels boat yacht "
+    "aircraft wine wines cask still team club event room".split()
 )
 _HEADER_WORDS = re.compile(r"[a-z]+")
 _HEADER_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")  # "isbn13", "address_line_2"

@@ -162,3 +162,9 @@ def test_a_mailbox_before_a_colon_is_an_ssh_remote_only_when_its_user_names_no_o
     mailbox before a colon into an SSH remote (the check that leaves ``git@github.com:org/repo`` alone)."""
     out = scrubber.scrub_text("Write to olga.bot@northwind.example:inbox/2026 or clone git@github.com:acme/repo.git")
     assert "olga.bot@northwind.example" not in out and "git@github.com:acme/repo.git" in out
+
+
+def test_horses_races_and_vessels_in_their_own_columns_and_keys_are_things(scrubber):
+    text = "meeting,race,horse,jockey\nDeauville,Prix Jean Prat,Queen Maeve's Folly,Ronan Whelan\n"
+    out = scrubber.scrub_text(text + '{"horse": "Kilbeggan Lass", "vessel": "Marie Celeste"}')
+    assert "Prix Jean Prat" in out and "Kilbeggan Lass" in out and "Marie Celeste" in out and "Ronan Whelan" not in out
