@@ -59,7 +59,7 @@ DEADLINE_HEADS = frozenset(("until", "no later than"))
 _DATED = re.compile(r"\d{4}-\d\d-\d\d|--\d\d-\d\d|\d\d:\d\d")
 # The direction of a choice between values: "whichever comes first" = "whichever is reached first" = "the earlier of".
 _CHOICE_DIRECTIONS = {
-    "earlier": ("first", "earlier", "earliest", "sooner", "soonest", "earlier"),
+    "earlier": ("first", "earlier", "earliest", "sooner", "soonest"),
     "later": ("later", "last", "latest"),
     "greater": ("greater", "greatest", "higher", "highest", "larger", "largest", "more", "bigger", "maximum"),
     "lesser": ("lesser", "least", "lower", "lowest", "smaller", "smallest", "less", "fewer", "minimum"),

@@ -309,13 +309,13 @@ def _clause_terms(
             # marked, not counted: a translation compares counts of the cues every language has
             words += base
             marked["negated"] += base
+        if not kind:
+            continue
+        near = [h for word_hashes in hashes[max(0, i - _CUE_BEFORE) : i + 1 + _CUE_AFTER] for h in word_hashes]
         if kind == "refused":  # marked negated, not counted
-            marked["negated"] += [
-                h for word_hashes in hashes[max(0, i - _CUE_BEFORE) : i + 1 + _CUE_AFTER] for h in word_hashes
-            ]
-        elif kind:
+            marked["negated"] += near
+        else:
             counts[kind] += 1
-            near = [h for word_hashes in hashes[max(0, i - _CUE_BEFORE) : i + 1 + _CUE_AFTER] for h in word_hashes]
             marked[kind] += near
             if restricts:
                 marked["negated"] += near

@@ -88,7 +88,7 @@ def _joined_durations(found: list[Constraint], text: str) -> list[Constraint]:
 _TIMES = re.compile(
     r"[ \t]*[x×–—][ \t]*|-|,[ \t]+|[ \t]+(?:to|and|or|a|à|bis|y|et|und|o|ou|oder)[ \t]+|,[ \t]*(?:and|or)[ \t]+"
 )
-_UNIT_AFTER_NUMBER = re.compile(r"[\d.,]+[ \t]?([^\d\s.,]\S*)")
+_UNIT_AFTER_NUMBER = re.compile(r"([\d.,]+)[ \t]?([^\d\s.,]\S*)")
 
 
 def _dimensions(found: list[Constraint], text: str) -> list[Constraint]:
@@ -101,8 +101,8 @@ def _dimensions(found: list[Constraint], text: str) -> list[Constraint]:
             spelling = None
             continue
         written = _UNIT_AFTER_NUMBER.fullmatch(unit.text)
-        spelling = written.group(1) if written else spelling
-        if not _comparable(Decimal(number.token[7:]), unit.text):
+        spelling = written.group(2) if written else spelling
+        if written and not _comparable(Decimal(number.token[7:]), written.group(1)):
             spelling = None  # "IMO 9588123, 199.9 m": an id beside a length, no list of lengths
             continue
         value = _quantity(Decimal(number.token[7:]), spelling) if spelling else None  # "4 and 24 replicas" too
@@ -114,12 +114,10 @@ def _dimensions(found: list[Constraint], text: str) -> list[Constraint]:
 _LEADING_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
-def _comparable(number: Decimal, unit_text: str) -> bool:
-    """Whether a bare number is within a factor of a thousand of the number a unit is written with."""
-    lead = _LEADING_NUMBER.match(unit_text.replace(",", ""))
-    if lead is None:
-        return True
-    other = Decimal(lead.group())
+def _comparable(number: Decimal, written: str) -> bool:
+    """Whether a bare number is within a factor of a thousand of the number a unit is ``written`` with."""
+    lead = _LEADING_NUMBER.match(written.replace(",", ""))
+    other = Decimal(lead.group()) if lead else Decimal(0)
     return not other or other / 1000 <= number <= other * 1000
 
 

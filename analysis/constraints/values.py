@@ -86,15 +86,7 @@ def _in_a_quantity(value: Decimal, downstream: frozenset[str]) -> bool:
     if value < 10 and value == value.to_integral_value():
         return False
     rounded = plain_decimal(value)
-    if value >= 100 and any(
-        rounded in found for symbol, found in _units_by_symbol(downstream).items() if symbol in _PHYSICAL
-    ):
-        return True
-    return any(
-        value in written_values(token[5:]) or rounded in written_values(token[5:])
-        for token in downstream
-        if token.startswith("unit:")
-    )
+    return any(rounded in written_values(token[5:]) for token in downstream if token.startswith("unit:"))
 
 
 @lru_cache(maxsize=256)

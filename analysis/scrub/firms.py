@@ -54,7 +54,7 @@ _VINTAGE_AFTER = re.compile(r"[ \t]+(?:19|20)\d\d\b(?![\-/.:]\d)")  # "Dom Péri
 
 def thing_shaped(text: str, start: int, end: int) -> bool:
     """Whether a gazetteer-only name is rather a place ("Santa Clara"), a product ("Abbott FreeStyle
-    Libre") or a listed company ("Eli Lilly (LLY)")."""
+    Libre", "Dom Pérignon 2013"), a listed company ("Eli Lilly (LLY)") or an eponym ("Spencer Wells forceps")."""
     phrase = text[start:end]
     if any(fold(w) in PLACE_PREFIXES for w in re.split(r"[\s\-.]+", phrase)):
         return True

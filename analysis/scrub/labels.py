@@ -135,29 +135,27 @@ def label_of(key: str) -> Label | None:
         found = LABELS.get(" ".join(words[:end]))
         if found is not None and found.strong and found.entity != "PERSON":
             return found
-    singular = _singular(words)
-    plural_of = LABELS.get(" ".join(singular)) if singular else None
-    return plural_of if plural_of is not None and plural_of.entity == "PERSON" else None  # "Tenants", "Signatories"
+    return _plural_person_label(words)  # "Tenants", "Signatories"
 
 
 def is_list_label(key: str) -> bool:
     """Whether ``key`` labels a list of people (``Present``, ``Apologies``, ``attendees``), or is the
     plural of a person's label (``Tenants``, ``Signatories``, ``Guests``)."""
     words = _key_words(key)
-    if " ".join(words) in LIST_LABELS:
-        return True
-    singular = _singular(words)
-    return singular is not None and (label := LABELS.get(" ".join(singular))) is not None and label.entity == "PERSON"
+    return " ".join(words) in LIST_LABELS or _plural_person_label(words) is not None
 
 
-def _singular(words: list[str]) -> list[str] | None:
-    """A key's words with its last one in the singular ("signatories" -> "signatory"), or None."""
+def _plural_person_label(words: list[str]) -> Label | None:
+    """The person's label whose plural ``words`` are ("signatories" -> "signatory"), or None."""
     last = words[-1] if words else ""
     if last.endswith("ies") and len(last) > 4:
-        return [*words[:-1], last[:-3] + "y"]
-    if last.endswith("s") and not last.endswith("ss") and len(last) > 3:
-        return [*words[:-1], last[:-1]]
-    return None
+        singular = [*words[:-1], last[:-3] + "y"]
+    elif last.endswith("s") and not last.endswith("ss") and len(last) > 3:
+        singular = [*words[:-1], last[:-1]]
+    else:
+        return None
+    label = LABELS.get(" ".join(singular))
+    return label if label is not None and label.entity == "PERSON" else None
 
 
 def _key_words(key: str) -> list[str]:

@@ -202,16 +202,15 @@ def _cue_findings(text: str, cue: str, matches: Iterable[re.Match[str]]) -> Iter
             continue
         if cue == "preposition" and (thing_shaped(text, start, end) or is_place(text[start:end])):
             continue  # "from São Paulo", "via Jebel Ali"
+        addressed = _addresses(text, cue, match.start(), start)
         strong = cue in _STRONG_CUES or _role_full_name(text, cue, start, end)
         # a letter's opening line, "Cześć Kasia,": an addressing greeting and a name that ends its line
-        strong = strong or (
-            _addresses(text, cue, match.start(), start) and _LINE_END_AFTER.match(text, end) is not None
-        )
+        strong = strong or (addressed and _LINE_END_AFTER.match(text, end) is not None)
         if cue == "speaker" and text[match.start() : start].lstrip()[:1] in ("-", "*", "•"):
             strong = False  # "- Captain Rook: damage 220 → 205": a bulleted list of fields, not a chat
         if (
             end > start
-            and _acceptable(text[start:end], strong, single_ok, addressed=_addresses(text, cue, match.start(), start))
+            and _acceptable(text[start:end], strong, single_ok, addressed=addressed)
             and not _brand_at(text, match.start(), end)
         ):
             yield Finding("PERSON", start, end, 0.85, f"NameCue:{cue}", text[start:end])

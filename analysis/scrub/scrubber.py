@@ -219,7 +219,7 @@ class Scrubber:
         lines = text.split("\n")
         starts = line_starts(lines)
         findings, scans = self._line_findings(text, lines, starts)
-        things = thing_cells(text)
+        things = thing_cells(text, lines, starts)
         findings = outside_thing_cells(findings, things)
         names = {f.text for f in findings if f.entity == "PERSON"}
         names.update(known_names)

@@ -13,12 +13,11 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 
-import ahocorasick_rs
-
 from handoff.analysis.scrub.fields import DATE
 from handoff.analysis.scrub.findings import Finding
 from handoff.analysis.scrub.labels import Label, label_of
 from handoff.analysis.scrub.people import name_span, name_spans
+from handoff.analysis.scrub.windows import occurrences
 
 _SEPARATORS = (",", "\t", "|", ";")
 _SEPARATOR_IN = re.compile(r"[,\t|;]")
@@ -166,24 +165,18 @@ _THING_FIELD = re.compile(
 )
 _THING_ENTITIES = frozenset(("PERSON", "PHONE_NUMBER"))
 # A thing's word in a key or a header ("inverter_serial", "Book", "make_model"): what a scan looks for first.
-_THING_AUTOMATON = ahocorasick_rs.AhoCorasick(sorted(_THING_WORDS), matchkind=ahocorasick_rs.MatchKind.Standard)
+_THING_KEYWORDS = tuple(sorted(_THING_WORDS))
 
 
-def thing_cells(text: str) -> list[tuple[int, int]]:
-    """Spans of the cells under a thing's column header in every table of ``text``, and of the values
-    of quoted fields whose key names a thing (``"show": "Casa Frida"``), in text order."""
-    try:
-        hits = _THING_AUTOMATON.find_matches_as_indexes(text.lower())
-    except UnicodeEncodeError:  # a lone surrogate: the automaton cannot encode it
-        return []
+def thing_cells(text: str, lines: list[str], starts: list[int]) -> list[tuple[int, int]]:
+    """Spans of the cells under a thing's column header in every table of ``text`` (split into
+    ``lines`` starting at ``starts``), and of the values of quoted fields whose key names a thing
+    (``"show": "Casa Frida"``), in text order."""
+    hits = occurrences(text.lower(), _THING_KEYWORDS)
     if not hits:
         return []  # most texts: no key or header can name a thing
-    lines = text.split("\n")
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line) + 1)
     # only the lines holding a thing's word can be a thing's header or field
-    candidates = sorted({bisect_right(starts, position) - 1 for _, position, _ in hits})
+    candidates = sorted({bisect_right(starts, position) - 1 for position, _end in hits})
     spans = [span for index in candidates for span in _thing_fields(lines[index], starts[index])]
     return sorted(spans + _thing_columns(lines, starts, candidates))
 

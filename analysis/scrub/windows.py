@@ -61,7 +61,7 @@ def keyword_windows(
     ``line_bound``: each window ends at its keyword's line end, so a window never runs into the next
     line (which a caller cutting a window at its first line end would otherwise lose)."""
     spans = []
-    for position, keyword_end in _occurrences(lower, tuple(keywords)):
+    for position, keyword_end in occurrences(lower, tuple(keywords)):
         if text is not None and position and text[position - 1].isalpha() and not text[position].isupper():
             continue
         end = min(len(lower), keyword_end + after)
@@ -79,7 +79,7 @@ def keyword_windows(
     return merged
 
 
-def _occurrences(lower: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
+def occurrences(lower: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
     """(start, end) of every occurrence of every keyword in ``lower``, overlapping ones too, in no order.
 
     One Aho-Corasick pass over the text: a ``str.find`` loop per keyword scans the text once per
@@ -97,7 +97,7 @@ def _occurrences(lower: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]
 
 
 def _found_by_find(lower: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
-    """:func:`_occurrences` by a ``str.find`` loop per keyword."""
+    """:func:`occurrences` by a ``str.find`` loop per keyword."""
     found = []
     for keyword in keywords:
         position = lower.find(keyword)
