@@ -5,6 +5,8 @@ and secret shapes of more languages and tools. Every example is new, not from th
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from handoff.analysis.scrub import Scrubber
 
@@ -168,3 +170,27 @@ def test_horses_races_and_vessels_in_their_own_columns_and_keys_are_things(scrub
     text = "meeting,race,horse,jockey\nDeauville,Prix Jean Prat,Queen Maeve's Folly,Ronan Whelan\n"
     out = scrubber.scrub_text(text + '{"horse": "Kilbeggan Lass", "vessel": "Marie Celeste"}')
     assert "Prix Jean Prat" in out and "Kilbeggan Lass" in out and "Marie Celeste" in out and "Ronan Whelan" not in out
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.one_of(
+            st.text(max_size=40),
+            st.sampled_from(
+                ["book,buyer_name,serial", '"show": "Casa Lucia"', "Oliver Twist,Ana Ruiz,4022915573", "\ud800"]
+            ),
+        ),
+        max_size=6,
+    )
+)
+def test_thing_cells_lie_inside_the_text_and_scrubbing_any_text_never_raises(scrubber, parts):
+    """Hostile text (lone surrogates, thing headers and fields in any order) never breaks the thing scan."""
+    from handoff.analysis.scrub.lines import line_starts
+    from handoff.analysis.scrub.tables import thing_cells
+
+    text = "\n".join(parts)
+    lines = text.split("\n")
+    cells = thing_cells(text, lines, line_starts(lines))
+    assert all(0 <= start <= end <= len(text) for start, end in cells)
+    assert isinstance(scrubber.scrub_text(text), str)
